@@ -1,0 +1,94 @@
+"""What capture produces: normalized sessions and the behavioral signals found in them.
+
+Two signal sources (paper, section 3):
+- `CorrectionSignal`: a human correction (or withdrawal) in a user turn.
+- `ToolPatternSignal`: a pattern in the structure of tool calls (self-assessment), found from
+  tool-only data: names, arguments, error/success of results. Never from the text of results
+  or assistant messages as a source of directives.
+
+`AftermathClassifier` is the hook through which an LLM may decide ambiguous user turns.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+class Aftermath(enum.StrEnum):
+    """What a user turn that follows an assistant output is."""
+
+    CORRECTION = "correction"
+    ACCEPTANCE = "acceptance"
+    NEW_REQUEST = "new_request"
+    WITHDRAWAL = "withdrawal"  # "forget the CC rule", "stop doing that"
+    ONE_OFF = "one_off"  # "just for this report": persists nothing
+
+
+@dataclass(slots=True)
+class SessionContext:
+    """Who/where a signal came from; shared by both signal kinds."""
+
+    namespace: str
+    conversation_id: str
+    actor: str
+    skill: str
+    timestamp: str
+    source: str | None = None
+
+
+@dataclass(slots=True)
+class CorrectionSignal:
+    """One directive a user gave (after cleaning), with what it corrected."""
+
+    ctx: SessionContext
+    aftermath: Aftermath  # CORRECTION or WITHDRAWAL
+    directive: str  # the directive sentence(s), filler removed, as the user said them
+    raw: str  # the whole user message
+    message_index: int
+    chain: int  # correction-chain number within (conversation, actor); split at acceptances
+    situation: str  # accumulated context before the corrected output (query, calls, results)
+    query: str  # the first user request of the session
+    previous_output: str  # the assistant text (or calls) being corrected
+    subjects: list[str] = field(default_factory=list)  # subject names seen in the session
+    subject_keys: dict[str, str] = field(default_factory=dict)  # subject -> arg name ("company")
+    tools_seen: list[str] = field(default_factory=list)  # tools called before this turn
+    last_tool: str | None = None  # the last tool whose result preceded the corrected output
+    node_id: str | None = None  # decision node of the corrected output (trigger anchor)
+
+
+class ToolPattern(enum.StrEnum):
+    RETRY_CHANGED_ARGS = "retry_changed_args"  # fails, then succeeds with other arguments
+    RECURRING_FAILURE = "recurring_failure"  # same tool/argument fails again and again
+    MISSING_PREREQUISITE = "missing_prerequisite"  # fails; another call gets what was missing
+    AUTH_REFRESH = "auth_refresh"  # fails on auth; refresh; retry succeeds
+    DEAD_SOURCE = "dead_source"  # a source fails; a different tool/source works instead
+
+
+@dataclass(slots=True)
+class ToolPatternSignal:
+    """A self-assessment finding over tool-only data."""
+
+    ctx: SessionContext
+    pattern: ToolPattern
+    tool: str  # the tool the rule is about (the one that failed)
+    failed_args: dict[str, Any] = field(default_factory=dict)
+    success_args: dict[str, Any] = field(default_factory=dict)
+    other_tool: str | None = None  # prerequisite / refresh / replacement tool
+    error: str = ""  # short error text of the failing result (evidence only)
+    after_tool: str | None = None  # tool whose result preceded the failing call (trigger)
+    message_indexes: list[int] = field(default_factory=list)  # evidence messages
+    occurrences: int = 1  # for recurring failures: how many times across sessions
+    conversation_ids: list[str] = field(default_factory=list)
+    node_id: str | None = None
+
+
+@runtime_checkable
+class AftermathClassifier(Protocol):
+    """Decides an ambiguous user turn. The deterministic classifier is the default; an LLM
+    classifier may be configured and must fall back to it on failure."""
+
+    def classify(self, previous_output: str, user_text: str) -> Aftermath | None:
+        """Return a decision, or None to keep the deterministic one."""
+        ...

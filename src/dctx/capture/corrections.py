@@ -1,0 +1,142 @@
+"""Find human corrections (and withdrawals) in a session.
+
+Every user turn that follows an assistant output is split into sentences and each sentence is
+classified (capture/cues.py): directives become `CorrectionSignal`s, withdrawals become
+withdrawal signals, one-off asks persist nothing, acceptances close the current correction
+chain. Only user turns create signals: text in tool results or assistant messages is context.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from dctx.capture.base import (
+    Aftermath,
+    AftermathClassifier,
+    CorrectionSignal,
+    SessionContext,
+)
+from dctx.capture.cues import SentenceKind, classify_sentence, strip_filler, turn_aftermath
+from dctx.capture.subjects import SubjectTracker
+from dctx.models import Message, Session
+from dctx.text import sentences
+
+
+def session_context(session: Session) -> SessionContext:
+    return SessionContext(
+        namespace=session.namespace,
+        conversation_id=session.conversation_id,
+        actor=session.actor,
+        skill=session.skill,
+        timestamp=session.timestamp,
+        source=session.source,
+    )
+
+
+def describe_step(msg: Message) -> str:
+    """A compact text form of one message for the accumulated situation text."""
+    if msg.role == "assistant" and msg.tool_calls:
+        calls = "; ".join(
+            f"{c.name}({json.dumps(c.arguments, ensure_ascii=False, sort_keys=True)})"
+            for c in msg.tool_calls
+        )
+        return f"call {calls}" + (f" {msg.content}" if msg.content else "")
+    if msg.role == "tool":
+        return f"result {msg.tool_name or ''}: {msg.content}"
+    return f"{msg.role}: {msg.content}"
+
+
+def find_corrections(
+    session: Session, classifier: AftermathClassifier | None = None
+) -> list[CorrectionSignal]:
+    """All correction and withdrawal signals of a session, in order."""
+    ctx = session_context(session)
+    tracker = SubjectTracker()
+    signals: list[CorrectionSignal] = []
+    situation: list[str] = []
+    query = ""
+    previous_output = ""
+    tools_seen: list[str] = []
+    last_tool: str | None = None
+    chain = 0
+    seen_assistant = False
+    for msg in session.messages:
+        if msg.role == "system":
+            continue
+        if msg.role == "assistant":
+            seen_assistant = True
+            for call in msg.tool_calls:
+                tracker.observe_call(call.name, call.arguments)
+                tools_seen.append(call.name)
+            previous_output = describe_step(msg)
+            situation.append(previous_output)
+            continue
+        if msg.role == "tool":
+            last_tool = msg.tool_name or last_tool
+            situation.append(describe_step(msg)[:600])
+            continue
+        # user turn
+        text = msg.content or ""
+        if not query:
+            query = text
+            tracker.observe_text(text)
+        kinds, directives = _classify_turn(text, first_turn=not seen_assistant)
+        aftermath = turn_aftermath(kinds)
+        if classifier is not None and seen_assistant and _ambiguous(kinds):
+            decided = classifier.classify(previous_output, text)
+            if decided is not None:
+                aftermath = decided
+                if decided in (Aftermath.CORRECTION, Aftermath.WITHDRAWAL) and not directives:
+                    kind = (
+                        SentenceKind.DIRECTIVE
+                        if decided is Aftermath.CORRECTION
+                        else SentenceKind.WITHDRAWAL
+                    )
+                    directives = [(kind, strip_filler(text))]
+        for kind, sentence in directives:
+            signals.append(
+                CorrectionSignal(
+                    ctx=ctx,
+                    aftermath=(
+                        Aftermath.WITHDRAWAL
+                        if kind is SentenceKind.WITHDRAWAL
+                        else Aftermath.CORRECTION
+                    ),
+                    directive=sentence,
+                    raw=text,
+                    message_index=msg.index,
+                    chain=chain,
+                    situation="\n".join(situation[-12:]),
+                    query=query,
+                    previous_output=previous_output,
+                    subjects=tracker.subjects(),
+                    subject_keys=tracker.keys(),
+                    tools_seen=list(dict.fromkeys(tools_seen)),
+                    last_tool=last_tool,
+                )
+            )
+        if aftermath in (Aftermath.ACCEPTANCE, Aftermath.NEW_REQUEST):
+            chain += 1
+        situation.append(f"user: {text}"[:600])
+    return signals
+
+
+def _classify_turn(
+    text: str, *, first_turn: bool
+) -> tuple[list[SentenceKind], list[tuple[SentenceKind, str]]]:
+    kinds: list[SentenceKind] = []
+    directives: list[tuple[SentenceKind, str]] = []
+    for sentence in sentences(text):
+        kind = classify_sentence(sentence, first_turn=first_turn)
+        kinds.append(kind)
+        if kind in (SentenceKind.DIRECTIVE, SentenceKind.WITHDRAWAL):
+            cleaned = strip_filler(sentence)
+            if cleaned:
+                directives.append((kind, cleaned))
+    return kinds, directives
+
+
+def _ambiguous(kinds: Sequence[SentenceKind]) -> bool:
+    """A turn the keyword classifier cannot place: nothing but OTHER sentences."""
+    return bool(kinds) and all(k is SentenceKind.OTHER for k in kinds)

@@ -1,0 +1,189 @@
+"""Deterministic cues for aftermath classification (the paper's classifier is keyword-first).
+
+Each user sentence that follows an assistant output is read as one of: a directive (a
+correction), an acceptance, a new request, a withdrawal of an earlier rule, or a one-off ask.
+The cue lists are data; `classify_sentence` scores a sentence against them.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from dctx.capture.base import Aftermath
+
+
+def _rx(*patterns: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+
+
+# Strong signs that a sentence states a standing behavior.
+STRONG_DIRECTIVE = _rx(
+    r"\balways\b",
+    r"\bnever\b",
+    r"\bfrom now on\b",
+    r"\bgoing forward\b",
+    r"\bin (the )?future\b",
+    r"\bnext time\b",
+    r"\bevery time\b",
+    r"\bwhenever\b",
+    r"\b(don'?t|do not|doesn'?t|shouldn'?t|should not|mustn'?t|must not)\b",
+    r"\binstead\b",
+    r"\brather than\b",
+    r"\bmake sure\b",
+    r"\bbe sure to\b",
+    r"\bremember (to|that)\b",
+    r"\byou (should|need to|must|have to|ought to)\b",
+    r"\b(should|must) (always|be|have|use|include|show|report|list|call|check|go|come)\b",
+    r"\bi (prefer|want you to|'d prefer|would prefer|'d like you to|would like you to|"
+    r"'d rather|would rather|like it when)\b",
+    r"\bwe (always|never|prefer|use|need|require|want)\b",
+    r"\b(policy|rule of thumb|standard practice)\b",
+    r"\b(wrong|incorrect|not right|mistake)\b",
+    r"\bactually\b",
+    r"\bstop\b",
+    r"\bavoid\b",
+    r"\bno need to\b",
+    r"\bplease (use|include|add|show|put|format|report|list|give|keep|round|express|call|check|"
+    r"skip|escalate|convert|flag|mention|start|lead|present|cite|write|limit|verify|confirm|ask|"
+    r"send|cc|avoid|make|state|note|break|split|label|sort|group|separate|compute|calculate|use)\b",
+)
+
+# A sentence that starts with a behavior verb is a directive even without other cues.
+DIRECTIVE_START = _rx(
+    r"^(please\s+)?(also\s+)?(use|include|add|format|put|keep|round|express|report|present|list|"
+    r"flag|mention|cite|call|check|verify|escalate|skip|lead with|start with|begin with|convert|"
+    r"write|limit|cap|give|state|note|break|split|label|sort|group|separate|compute|calculate|"
+    r"bold|highlight|attach|cc|send|ask|confirm|prefer|express|show (the |all |amounts|numbers|"
+    r"values|figures|prices|percent|dates)|denote|quote|exclude|ignore|omit|drop|leave out|"
+    r"refer to|call them|say|stick to|switch to|go with)\b",
+    r"^(when|whenever|if|for|once|where|in case)\b[^,]{2,120},\s*\w+",
+)
+
+# Signs of a new task rather than a standing behavior.
+REQUEST = _rx(
+    r"\?\s*$",
+    r"^(can|could|would|will) you\b",
+    r"^(what|how|why|who|where|which|is|are|does|do|did)\b",
+    r"^(now|next|then)\b",
+    r"^(let'?s|let us)\b",
+    r"^(please\s+)?(summari[sz]e|analy[sz]e|look up|look into|pull|find|fetch|get me|compare|"
+    r"tell me|give me|show me|draft|prepare|handle|help|process|open|create a|review|assess|"
+    r"investigate|check on|run)\b",
+)
+
+ACCEPTANCE = _rx(
+    r"^(thanks|thank you|thx|ty|great|good|perfect|nice|awesome|excellent|cool|lovely|brilliant|"
+    r"looks good|lgtm|ok(ay)?|alright|all right|correct|exactly|yes|yep|yeah|sure|fine|"
+    r"got it|that works|that'?s (right|it|perfect|better|great|good|fine|correct)|much better|"
+    r"well done|spot on|works for me|sounds good)\b[\s,.!:;)-]*",
+)
+
+WITHDRAWAL = _rx(
+    r"\bforget (about )?(the|that|my|what|this|those|it)\b",
+    r"\bnever ?mind\b",
+    r"\bignore (what i said|my (earlier|previous|last)|the (earlier|previous|old))\b",
+    r"\bno longer (need|want|necessary|required|needed|have to|apply|applies)\b",
+    r"\b(you can|please) (stop|drop|scrap|remove|retire|discard)\b",
+    r"\bstop doing (that|this|it)\b",
+    r"\b(drop|scrap|remove|retire|discard|cancel|undo|revert|lift) (the|that|this|my) .{0,60}?"
+    r"\b(rule|requirement|instruction|preference|policy|thing|convention|habit)\b",
+    r"\bdisregard\b",
+    r"\b(don'?t|do not|no need to) .{0,80}\b(anymore|any more|any longer)\b",
+    r"\b(anymore|any more|any longer)\b",
+    r"\bscratch that\b",
+)
+
+ONE_OFF = _rx(
+    r"\bjust (for|this) (this|one|once|time|report|ticket|call|email|case|request|customer|client|"
+    r"company|analysis|memo|summary|one)\b",
+    r"\bonly (this|for this) (once|time|one|report|ticket|case|request)\b",
+    r"\bonly this once\b",
+    r"\bthis time only\b",
+    r"\bjust this (once|time)\b",
+    r"\bfor this (one|report|ticket|case|request|memo|analysis|summary|email) only\b",
+    r"\b(one-off|one off|exception this time)\b",
+    r"\bfor now\b",
+    r"\b(today|this time) (only|just)\b",
+)
+
+# Leading filler removed from a directive before it is compiled.
+LEADING_FILLER = re.compile(
+    r"^(?:(?:oh|ah|hmm+|hm|um+|uh|well|so|and|also|plus|btw|by the way|one more thing|"
+    r"quick note|side note|fyi|ps|p\.s\.|hey|ok(?:ay)?|alright|right|yeah|yes|no|nope|nah|wait|"
+    r"actually|also|good|great|thanks|thank you|perfect|nice|but|however|though|anyway|oh and|"
+    r"and also|one thing)[\s,.:;!-]+)+",
+    re.IGNORECASE,
+)
+
+
+class SentenceKind(enum.StrEnum):
+    DIRECTIVE = "directive"
+    ACCEPTANCE = "acceptance"
+    REQUEST = "request"
+    WITHDRAWAL = "withdrawal"
+    ONE_OFF = "one_off"
+    OTHER = "other"
+
+
+def strip_filler(sentence: str) -> str:
+    return LEADING_FILLER.sub("", sentence.strip()).strip()
+
+
+def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKind:
+    """Classify one user sentence. In the session's first user turn (no assistant output yet)
+    only strongly marked standing directives count as directives."""
+    text = sentence.strip()
+    if not text:
+        return SentenceKind.OTHER
+    core = strip_filler(text)
+    strong = bool(STRONG_DIRECTIVE.search(text))
+    if ONE_OFF.search(text):
+        return SentenceKind.ONE_OFF
+    if WITHDRAWAL.search(text):
+        return SentenceKind.WITHDRAWAL
+    starts_directive = bool(DIRECTIVE_START.search(core))
+    is_request = bool(REQUEST.search(core))
+    if first_turn:
+        standing = re.search(
+            r"\b(always|never|from now on|going forward|in (the )?future|every time|whenever|"
+            r"policy|make sure|remember)\b",
+            text,
+            re.IGNORECASE,
+        )
+        return SentenceKind.DIRECTIVE if standing else SentenceKind.REQUEST
+    if strong and not (is_request and core.endswith("?") and not _standing(text)):
+        return SentenceKind.DIRECTIVE
+    if starts_directive and not is_request:
+        return SentenceKind.DIRECTIVE
+    if ACCEPTANCE.match(core) or ACCEPTANCE.match(text):
+        rest = ACCEPTANCE.sub("", text, count=1).strip()
+        if not rest:
+            return SentenceKind.ACCEPTANCE
+        return classify_sentence(rest)
+    if is_request:
+        return SentenceKind.REQUEST
+    return SentenceKind.OTHER
+
+
+def _standing(text: str) -> bool:
+    return bool(
+        re.search(
+            r"\b(always|never|from now on|going forward|in (the )?future|every time|whenever)\b",
+            text,
+            re.IGNORECASE,
+        )
+    )
+
+
+def turn_aftermath(kinds: list[SentenceKind]) -> Aftermath:
+    """The aftermath of a whole user turn from its sentence kinds (used for chain splitting)."""
+    if SentenceKind.WITHDRAWAL in kinds:
+        return Aftermath.WITHDRAWAL
+    if SentenceKind.DIRECTIVE in kinds:
+        return Aftermath.CORRECTION
+    if SentenceKind.ONE_OFF in kinds:
+        return Aftermath.ONE_OFF
+    if SentenceKind.ACCEPTANCE in kinds:
+        return Aftermath.ACCEPTANCE
+    return Aftermath.NEW_REQUEST

@@ -1,0 +1,134 @@
+"""Find the condition under which a directive applies ("for enterprise clients", "when a
+company reports segments", "if runway is under 12 months").
+
+A condition becomes a DATA trigger: the rule fires at the first decision point whose context
+(query, tool calls, tool results) meets it. Numeric thresholds are checked against numbers in
+JSON tool results.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dctx.models import NumericCondition
+from dctx.text import content_stems
+
+CLASS_NOUNS = re.compile(
+    r"\b(clients?|customers?|compan(y|ies)|accounts?|users?|tickets?|orders?|cases?|firms?|"
+    r"startups?|businesses|business|vendors?|merchants?|members?|subscribers?|plans?|tiers?|"
+    r"deals?|contracts?|reports?|filings?|quarters?|segments?|regions?|markets?|sectors?|"
+    r"industr(y|ies)|products?|requests?|issues?|incidents?|claims?|transactions?|payments?|"
+    r"invoices?|loans?|portfolios?|funds?|stocks?|bonds?|banks?|ones?)\b",
+    re.IGNORECASE,
+)
+_LEADING = re.compile(
+    r"^(?P<kw>when(?:ever)?|if|once|in case|any ?time|each time|every time|where|for|on|with)"
+    r"\s+(?P<cond>[^,]{2,160}?),\s*(?:then\s+)?(?P<main>.+)$",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(
+    r"^(?P<main>.+?)\s+(?P<kw>when(?:ever)?|if|once|in case|any ?time|each time|every time|"
+    r"for|on|with)\s+(?P<cond>[^,;]{2,160}?)[.!]?$",
+    re.IGNORECASE,
+)
+_NUMERIC = re.compile(
+    r"(?P<terms>[a-z][a-z_ \-']{1,60}?)\s+(?:is|are|was|were|falls?|drops?|goes|gets|comes in|"
+    r"stays?|sits?|runs?)?\s*(?P<op>below|under|less than|lower than|fewer than|shorter than|"
+    r"<=|<|above|over|more than|greater than|higher than|longer than|exceeds?|>=|>|at least|"
+    r"at most|no more than|no less than)\s*[$€£]?\s*(?P<num>\d+(?:[.,]\d+)?)\s*"
+    r"(?P<unit>%|percent\b|million\b|billion\b|thousand\b|months?\b|days?\b|weeks?\b|years?\b|"
+    r"hours?\b|mm\b|bn\b|k\b|m\b)?",
+    re.IGNORECASE,
+)
+_OPS = {
+    "below": "<",
+    "under": "<",
+    "less than": "<",
+    "lower than": "<",
+    "fewer than": "<",
+    "shorter than": "<",
+    "<": "<",
+    "<=": "<=",
+    "at most": "<=",
+    "no more than": "<=",
+    "above": ">",
+    "over": ">",
+    "more than": ">",
+    "greater than": ">",
+    "higher than": ">",
+    "longer than": ">",
+    "exceed": ">",
+    "exceeds": ">",
+    ">": ">",
+    ">=": ">=",
+    "at least": ">=",
+    "no less than": ">=",
+}
+_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+
+
+@dataclass(slots=True)
+class Condition:
+    text: str  # the condition as the user said it ("enterprise clients")
+    main: str  # the directive without the condition
+    qualifier: str  # the qualifier phrase kept in the rule ("for enterprise clients")
+    keywords: list[str]
+    numeric: NumericCondition | None
+
+
+def split_condition(directive: str, subjects: list[str]) -> Condition | None:
+    """Return the directive's condition, or None when it applies unconditionally."""
+    text = directive.strip().rstrip(".!")
+    for rx, leading in ((_LEADING, True), (_TRAILING, False)):
+        m = rx.match(text)
+        if not m:
+            continue
+        kw = m.group("kw").lower()
+        cond = m.group("cond").strip()
+        main = m.group("main").strip()
+        if kw in {"for", "on", "with"} and not _is_class_qualifier(cond, subjects):
+            continue
+        if not leading and kw in {"for", "on", "with"} and len(main.split()) < 2:
+            continue
+        numeric = parse_numeric(cond)
+        keywords = [] if numeric else content_stems(cond, drop_generic=True)
+        if not keywords and numeric is None:
+            continue
+        return Condition(
+            text=cond,
+            main=main,
+            qualifier=f"{m.group('kw')} {cond}",
+            keywords=keywords,
+            numeric=numeric,
+        )
+    return None
+
+
+def _is_class_qualifier(cond: str, subjects: list[str]) -> bool:
+    """'for enterprise clients' qualifies; 'for revenue growth' names a topic, not a class."""
+    if any(s.lower() in cond.lower() for s in subjects):
+        return True
+    if not CLASS_NOUNS.search(cond):
+        return False
+    # "for the report" / "for each company" name the object, not a qualifier on it
+    stems = content_stems(cond, drop_generic=True)
+    return bool(stems) or bool(_NUMERIC.search(cond))
+
+
+def parse_numeric(cond: str) -> NumericCondition | None:
+    m = _NUMERIC.search(cond)
+    if not m:
+        return None
+    op = _OPS.get(m.group("op").lower())
+    if op is None:
+        return None
+    value = float(m.group("num").replace(",", ""))
+    unit = (m.group("unit") or "").lower()
+    value *= _SCALE.get(unit, 1.0)
+    terms = content_stems(m.group("terms"), drop_generic=True)
+    if unit and unit not in _SCALE and unit not in {"%", "percent"}:
+        terms.extend(content_stems(unit))
+    if not terms:
+        return None
+    return NumericCondition(terms=terms, op=op, value=value)  # type: ignore[arg-type]

@@ -1,0 +1,216 @@
+"""Compile a human correction into scoped RULE directives (deterministic compiler).
+
+One correction sentence may yield several atomic rules (so each can be withdrawn alone). Each
+rule keeps its qualifiers, loses the seed subject's name unless it is about that subject, and
+gets a trigger: ALWAYS for formatting, DATA for qualified rules, TOOL for rules that name a
+tool, QUERY for the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from dctx.capture.base import Aftermath, CorrectionSignal
+from dctx.capture.subjects import generic_term, name_variants
+from dctx.compile.conditions import Condition, split_condition
+from dctx.compile.phrasing import imperative, rule_type, split_directives
+from dctx.models import (
+    Evidence,
+    EvidenceKind,
+    Rule,
+    RuleSource,
+    RuleType,
+    Scope,
+    Trigger,
+    TriggerKind,
+    new_id,
+)
+from dctx.text import content_stems
+
+SHARED_SCOPE = re.compile(
+    r"\b(everyone|every one of us|the (whole )?team|all of us|our team|team[- ]wide|"
+    r"company[- ]wide|org[- ]wide|company policy|our policy|team policy|for all (users|agents|"
+    r"analysts|reps|of us)|all agents|across the board|standard practice|house style)\b",
+    re.IGNORECASE,
+)
+_THIS_SUBJECT = re.compile(
+    r"\b(this|that) (company|customer|client|account|merchant|vendor|firm)\b|\bspecifically\b|"
+    r"\bonly for\b",
+    re.IGNORECASE,
+)
+_IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{4,}\b")
+
+
+@dataclass(slots=True)
+class Compiled:
+    """What one signal compiles to: rules to add, or targets to withdraw."""
+
+    rules: list[Rule] = field(default_factory=list)
+    withdrawals: list[tuple[str, Evidence]] = field(default_factory=list)  # (text, evidence)
+    evidence: list[Evidence] = field(default_factory=list)
+
+
+def evidence_for(signal: CorrectionSignal, kind: EvidenceKind) -> Evidence:
+    ctx = signal.ctx
+    return Evidence(
+        id=new_id("ev"),
+        kind=kind,
+        namespace=ctx.namespace,
+        conversation_id=ctx.conversation_id,
+        actor=ctx.actor,
+        message_index=signal.message_index,
+        text=signal.raw,
+        timestamp=ctx.timestamp,
+        source=ctx.source,
+        node_id=signal.node_id,
+    )
+
+
+def compile_correction(signal: CorrectionSignal) -> Compiled:
+    out = Compiled()
+    if signal.aftermath is Aftermath.WITHDRAWAL:
+        ev = evidence_for(signal, EvidenceKind.WITHDRAWAL)
+        out.evidence.append(ev)
+        out.withdrawals.append((signal.directive, ev))
+        return out
+    ev = evidence_for(signal, EvidenceKind.CORRECTION)
+    out.evidence.append(ev)
+    shared = bool(SHARED_SCOPE.search(signal.raw))
+    directive = SHARED_SCOPE.sub("", signal.directive).strip(" ,")
+    directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
+    cond = split_condition(directive, signal.subjects)
+    mains = split_directives(cond.main if cond else directive)
+    for main in mains:
+        rule = _build_rule(signal, main, cond, shared, ev)
+        if rule is not None:
+            out.rules.append(rule)
+    return out
+
+
+def _build_rule(
+    signal: CorrectionSignal,
+    main: str,
+    cond: Condition | None,
+    shared: bool,
+    ev: Evidence,
+) -> Rule | None:
+    ctx = signal.ctx
+    subject = _specific_subject(signal, main, cond)
+    body = imperative(main)
+    if not body or len(body.split()) < 2:
+        return None
+    qualifiers: list[str] = []
+    if cond is not None:
+        qualifiers.append(cond.qualifier)
+    if subject is None:
+        body = _generalize(body, signal)
+        qualifiers = [_generalize(q, signal) for q in qualifiers]
+    text = body
+    if qualifiers:
+        qual = qualifiers[0]
+        text = f"{qual[0].upper()}{qual[1:]}, {_lower_first(body)}"
+    rtype = rule_type(body)
+    trigger = _trigger(signal, body, cond, subject, rtype)
+    scope = Scope(
+        namespace=ctx.namespace,
+        skill=ctx.skill,
+        actor=None if shared else ctx.actor,
+        subject=subject,
+    )
+    return Rule(
+        id=new_id("rule"),
+        text=text,
+        type=rtype,
+        trigger=trigger,
+        scope=scope,
+        source=RuleSource.CORRECTION,
+        actor=ctx.actor,
+        group="g_" + "_".join(sorted(content_stems(body, drop_generic=True))[:6]),
+        qualifiers=qualifiers,
+        supporters=[ctx.actor],
+        evidence_ids=[ev.id],
+        conversation_id=ctx.conversation_id,
+        created_at=ctx.timestamp,
+        updated_at=ctx.timestamp,
+    )
+
+
+def _specific_subject(signal: CorrectionSignal, main: str, cond: Condition | None) -> str | None:
+    """The subject a rule is about, when the user scoped it to one subject."""
+    if cond is not None:
+        for subject in signal.subjects:
+            if any(v.lower() in cond.text.lower() for v in name_variants(subject)):
+                return subject
+    mentioned = [
+        s
+        for s in signal.subjects
+        if any(re.search(rf"\b{re.escape(v)}\b", main, re.IGNORECASE) for v in name_variants(s))
+    ]
+    if mentioned and (_IDENTIFIER.search(main) or _THIS_SUBJECT.search(main)):
+        return mentioned[0]
+    if _THIS_SUBJECT.search(signal.directive) and signal.subjects:
+        return signal.subjects[0]
+    return None
+
+
+def _generalize(text: str, signal: CorrectionSignal) -> str:
+    """Replace the seed subject's names with a generic term ("Acme's" -> "the company's")."""
+    for subject in sorted(signal.subjects, key=len, reverse=True):
+        term = generic_term(signal.subject_keys.get(subject, ""))
+        for variant in name_variants(subject):
+            text = re.sub(
+                rf"\b{re.escape(variant)}\b(?:'s)?",
+                lambda m, t=term: t + ("'s" if m.group(0).endswith("'s") else ""),
+                text,
+                flags=re.IGNORECASE,
+            )
+    return text[0].upper() + text[1:] if text else text
+
+
+def _trigger(
+    signal: CorrectionSignal,
+    body: str,
+    cond: Condition | None,
+    subject: str | None,
+    rtype: RuleType,
+) -> Trigger:
+    if subject is not None:
+        stems = content_stems(" ".join(name_variants(subject)[-1:]))
+        return Trigger(
+            kind=TriggerKind.DATA,
+            text=subject,
+            keywords=stems,
+            node_id=signal.node_id,
+        )
+    if cond is not None:
+        return Trigger(
+            kind=TriggerKind.DATA,
+            text=cond.text,
+            keywords=cond.keywords,
+            numeric=cond.numeric,
+            node_id=signal.node_id,
+        )
+    tool = _mentioned_tool(body, signal.tools_seen)
+    if tool is not None:
+        return Trigger(kind=TriggerKind.TOOL, text=body, tool=tool, node_id=signal.node_id)
+    if rtype is RuleType.FORMAT:
+        return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)
+    situation = _generalize(signal.query, signal) if signal.query else body
+    return Trigger(kind=TriggerKind.QUERY, text=situation, node_id=signal.node_id)
+
+
+def _mentioned_tool(text: str, tools: list[str]) -> str | None:
+    low = text.lower()
+    for tool in tools:
+        if tool.lower() in low or tool.lower().replace("_", " ") in low:
+            return tool
+    return None
+
+
+def _lower_first(text: str) -> str:
+    """Lower-case the first letter unless the first word is an acronym or a name."""
+    first = text.split()[0] if text.split() else ""
+    if len(first) > 1 and (first[1:].lower() != first[1:] or first in {"I"}):
+        return text
+    return text[:1].lower() + text[1:]

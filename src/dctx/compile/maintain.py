@@ -1,0 +1,211 @@
+"""Rulebook maintenance: dedup and merge agreements, supersede, withdraw, group conflicts.
+
+Runs inside the capture transaction against the rules already stored. Nothing is deleted here:
+superseded and withdrawn rules stay as history (never injected).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dctx.models import Evidence, Rule, RuleSource, RuleStatus, utcnow
+from dctx.providers.base import Embedder, Vector
+from dctx.text import content_stems, words
+
+DUPLICATE = 0.90  # cosine at which two rules say the same thing
+SAME_TOPIC = 0.72  # cosine at which two rules are about the same behavior
+SAME_TOPIC_WITH_CUE = 0.45  # ... when the newer one says "instead", "actually", "no longer"
+WITHDRAW_MIN = 0.30
+
+_REPLACEMENT_CUE = re.compile(
+    r"\b(instead|actually|rather|no longer|change|switch|not anymore|any more|now|from now on|"
+    r"going forward|update|updated|new policy|wrong|scratch|correction|replace)\b",
+    re.IGNORECASE,
+)
+_WITHDRAW_WORDS = re.compile(
+    r"\b(forget|about|never ?mind|ignore|what i said|no longer|need|needed|necessary|required|"
+    r"want|stop|doing|that|this|it|the|my|earlier|previous|old|rule|requirement|instruction|"
+    r"preference|policy|thing|you can|please|drop|scrap|remove|retire|discard|cancel|undo|"
+    r"revert|lift|disregard|anymore|any more|any longer|scratch|don'?t|do not|have to|bother|"
+    r"with|so|ok|okay|we|i|us|our)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(slots=True)
+class Maintenance:
+    """Outcome of merging new rules into the rulebook."""
+
+    new_rules: list[Rule] = field(default_factory=list)
+    changed: dict[str, Rule] = field(default_factory=dict)  # existing rules modified, by id
+    unmatched_withdrawals: list[tuple[str, Evidence]] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+
+
+class Rulebook:
+    """The rules one capture can touch, with their text vectors, kept in step as it merges."""
+
+    def __init__(self, rules: Sequence[Rule], vectors: Vector, embedder: Embedder) -> None:
+        self.rules = list(rules)
+        self.vectors = vectors if len(rules) else np.zeros((0, embedder.dim), dtype=np.float32)
+        self.embedder = embedder
+        self.result = Maintenance()
+
+    # ------------------------------------------------------------------ merge
+    def add(self, rule: Rule, raw: str = "", chain_key: tuple[str, int] | None = None) -> None:
+        vec = self.embedder.embed([rule.text])[0]
+        if rule.source is RuleSource.SELF_ASSESSMENT:
+            self._add_tool_rule(rule, vec)
+            return
+        best, sim = self._best_match(rule, vec)
+        if best is not None and sim >= DUPLICATE:
+            self._agree(best, rule)
+            return
+        threshold = SAME_TOPIC_WITH_CUE if _REPLACEMENT_CUE.search(raw) else SAME_TOPIC
+        if best is not None and sim >= threshold:
+            rule.group = best.group
+            if best.actor == rule.actor and best.scope.subject == rule.scope.subject:
+                self._supersede(best, rule)
+            else:
+                self.result.log.append(f"conflict group {best.group}: {best.id} vs {rule.id}")
+        self._append(rule, vec)
+
+    def _add_tool_rule(self, rule: Rule, vec: Vector) -> None:
+        for existing in self.rules:
+            if existing.group == rule.group and existing.status is RuleStatus.ACTIVE:
+                existing.support += rule.support
+                existing.evidence_ids.extend(rule.evidence_ids)
+                existing.updated_at = rule.updated_at
+                existing.history.append({"at": utcnow(), "event": "reinforced", "by": rule.id})
+                self._changed(existing)
+                return
+        self._append(rule, vec)
+
+    def _best_match(self, rule: Rule, vec: Vector) -> tuple[Rule | None, float]:
+        if not self.rules:
+            return None, 0.0
+        sims = self.vectors @ vec
+        best: Rule | None = None
+        best_sim = 0.0
+        for i in np.argsort(-sims)[:20]:
+            other = self.rules[int(i)]
+            if other.status not in (RuleStatus.ACTIVE, RuleStatus.DRAFT):
+                continue
+            if other.source is RuleSource.SELF_ASSESSMENT:
+                continue
+            if (
+                other.scope.skill != rule.scope.skill
+                or other.scope.namespace != rule.scope.namespace
+            ):
+                continue
+            if not _same_condition(other, rule):
+                continue
+            sim = float(sims[int(i)])
+            if sim < SAME_TOPIC and _lexical_topic(other.text, rule.text):
+                sim = SAME_TOPIC
+            if sim > best_sim:
+                best, best_sim = other, sim
+        return best, best_sim
+
+    def _agree(self, existing: Rule, rule: Rule) -> None:
+        compatible = existing.scope.actor is None or existing.scope.actor == rule.scope.actor
+        if rule.actor and rule.actor != existing.actor and not compatible:
+            # same directive from another person, personally scoped: keep theirs, same group
+            rule.group = existing.group
+            self._append(rule, self.embedder.embed([rule.text])[0])
+            return
+        existing.support += 1
+        if rule.actor and rule.actor not in existing.supporters:
+            existing.supporters.append(rule.actor)
+        existing.evidence_ids.extend(rule.evidence_ids)
+        existing.updated_at = rule.updated_at
+        existing.history.append({"at": utcnow(), "event": "agreed", "actor": rule.actor})
+        self._changed(existing)
+
+    def _supersede(self, old: Rule, new: Rule) -> None:
+        old.status = RuleStatus.SUPERSEDED
+        old.superseded_by = new.id
+        old.history.append({"at": utcnow(), "event": "superseded", "by": new.id})
+        self._changed(old)
+        self.result.log.append(f"{new.id} supersedes {old.id}")
+
+    def _append(self, rule: Rule, vec: Vector) -> None:
+        self.rules.append(rule)
+        self.vectors = np.vstack([self.vectors, vec[None, :]])
+        self.result.new_rules.append(rule)
+
+    def _changed(self, rule: Rule) -> None:
+        if rule in self.result.new_rules:
+            return
+        self.result.changed[rule.id] = rule
+
+    # ------------------------------------------------------------------ withdraw
+    def withdraw(
+        self,
+        text: str,
+        evidence: Evidence,
+        *,
+        actor: str,
+        skill: str,
+        previous_output: str = "",
+    ) -> Rule | None:
+        """Withdraw the actor's rule that `text` refers to; None when nothing matches."""
+        mine = [
+            (i, r)
+            for i, r in enumerate(self.rules)
+            if r.actor == actor
+            and r.scope.skill == skill
+            and r.status in (RuleStatus.ACTIVE, RuleStatus.DRAFT)
+        ]
+        if not mine:
+            return None
+        residual = _WITHDRAW_WORDS.sub(" ", text)
+        stems = set(content_stems(residual))
+        target: Rule | None = None
+        if stems:
+            vec = self.embedder.embed([residual])[0]
+            best_score = 0.0
+            for i, r in mine:
+                overlap = len(stems & set(content_stems(r.text))) / len(stems)
+                score = 0.5 * float(self.vectors[i] @ vec) + 0.5 * overlap
+                if score > best_score:
+                    target, best_score = r, score
+            if best_score < WITHDRAW_MIN:
+                target = None
+        elif previous_output:
+            vec = self.embedder.embed([previous_output])[0]
+            i, target = max(mine, key=lambda ir: float(self.vectors[ir[0]] @ vec))
+        else:
+            target = mine[-1][1]
+        if target is None:
+            return None
+        target.status = RuleStatus.WITHDRAWN
+        target.evidence_ids.append(evidence.id)
+        target.history.append(
+            {"at": utcnow(), "event": "withdrawn", "actor": actor, "evidence": evidence.id}
+        )
+        self._changed(target)
+        return target
+
+
+def _lexical_topic(a: str, b: str) -> bool:
+    """Two directives that differ in a word or two ("report growth as ARR" / "... as QRR")
+    are about the same behavior even when embeddings of acronyms disagree."""
+    wa, wb = words(a), words(b)
+    if min(len(wa), len(wb)) < 3:
+        return False
+    return difflib.SequenceMatcher(a=wa, b=wb, autojunk=False).ratio() >= 0.75
+
+
+def _same_condition(a: Rule, b: Rule) -> bool:
+    """Rules only replace or conflict with rules under the same condition and subject."""
+    if a.scope.subject != b.scope.subject:
+        return False
+    if a.trigger.kind != b.trigger.kind and "data" in (a.trigger.kind, b.trigger.kind):
+        return False
+    return set(a.trigger.keywords) == set(b.trigger.keywords)

@@ -1,0 +1,119 @@
+"""Turn a user's correction sentence into one imperative RULE sentence, and type it.
+
+Deterministic rewrites: drop the speaker framing ("you should", "I'd like you to", "from now
+on"), prefer the positive form for "don't X, Y instead", keep qualifiers, never add a reason
+(Finding 4: justifications invite the model to second-guess the rule).
+"""
+
+from __future__ import annotations
+
+import re
+
+from dctx.models import RuleType
+
+_FRAMING = [
+    # (pattern, replacement) applied in order, case-insensitive, at the start
+    (
+        r"^(from now on|going forward|in (the )?future|next time|moving forward|henceforth)"
+        r"\b[,:]?\s*",
+        "",
+    ),
+    (
+        r"^(?:i (?:want|need) you to|i'?d like you to|i would like you to|can you|could you|"
+        r"would you|please|kindly|remember to|make sure (?:that )?(?:you )?(?:to )?|"
+        r"be sure to|you (?:should|need to|must|have to|ought to)(?: always)?|"
+        r"(?:we|you) (?:should|must|need to) always)\s+",
+        "",
+    ),
+    (r"^i'?d (?:prefer|rather)(?: (?:if )?you)?\s+", "Prefer "),
+    (r"^i (?:prefer|like)\s+(?:it )?(?:when you\s+)?", "Prefer "),
+    (r"^(?:we|i) (?:always )?(?:use|prefer)\s+", "Use "),
+    (r"^(?:it|that|this) (?:should|must|needs to) (?:be|have been)\s+", "Use "),
+    (r"^(?:that'?s|this is|it'?s) (?:wrong|incorrect|not right)[,:;.!-]*\s*", ""),
+]
+_TRAILING = re.compile(
+    r"[\s,;]*(?:from now on|going forward|in (?:the )?future|next time|moving forward|"
+    r"please|thanks|thank you|ok\??|okay\??|got it\??|,?\s*yeah\??)[\s.!]*$",
+    re.IGNORECASE,
+)
+_NEG_THEN_POS = re.compile(
+    r"^(?:don'?t|do not|never|stop)\s+(?:use|using)\s+(?P<a>[^,;.]+?)\s*[,;.\-–—]+\s*"
+    r"(?:but\s+)?(?:use|go with|switch to)\s+(?P<b>[^,;.]+?)(?:\s+instead)?\s*[.!]?$",
+    re.IGNORECASE,
+)
+_NOT_BUT = re.compile(
+    r"^(?:use|report|show)\s+(?P<b>[^,;.]+?)[,;]?\s+not\s+(?P<a>[^,;.]+?)\s*[.!]?$", re.IGNORECASE
+)
+
+FORMAT_CUES = re.compile(
+    r"\b(format|formatting|formatted|table|tables|tabular|bullet|bullets|bulleted|bold|italic|"
+    r"heading|headings|header|headers|markdown|font|decimal|decimals|round|rounded|rounding|"
+    r"digits|currency|usd|eur|gbp|dollar|dollars|euro|symbol|\$|€|£|percent|percentage|%|"
+    r"sentence|sentences|words? long|length|short|shorter|concise|brief|briefly|verbose|paragraph|"
+    r"paragraphs|tone|emoji|emojis|capitali[sz]e|uppercase|lowercase|caps|phrase|phrasing|"
+    r"wording|word|terminology|term|greeting|greet|sign[- ]?off|salutation|date format|"
+    r"iso|yyyy|units?|millions|thousands|billions|abbreviat\w*|separator|code block|chart|"
+    r"summary at the top|tl;?dr|one line|one-line|lead with|start with|begin with|open with|"
+    r"end with|close with|numbered|list|lists|columns?|rows?|order of|section|sections|"
+    r"headline|layout|style|spell|label|labels|formal|informal|casual|first person|voice)\b",
+    re.IGNORECASE,
+)
+CONTENT_CUES = re.compile(
+    r"\b(call|calling|check|verify|escalate|look up|lookup|query|fetch|use the .{0,20} tool|"
+    r"compute|calculate|metric|ratio|instead of the|source|endpoint|api|database|before|after|"
+    r"first|skip|refund|ticket|policy|flag|score|risk)\b",
+    re.IGNORECASE,
+)
+
+
+def imperative(sentence: str) -> str:
+    """Rewrite a correction sentence as an imperative directive ending in a period."""
+    text = sentence.strip().strip('"“”').strip()
+    for pattern, repl in _FRAMING:
+        new = re.sub(pattern, repl, text, count=1, flags=re.IGNORECASE)
+        if new != text:
+            text = new.strip()
+    text = _TRAILING.sub("", text).strip()
+    m = _NEG_THEN_POS.match(text)
+    if m:
+        text = f"Use {m.group('b').strip()} instead of {m.group('a').strip()}"
+    else:
+        m = _NOT_BUT.match(text)
+        if m:
+            text = f"Use {m.group('b').strip()} instead of {m.group('a').strip()}"
+    text = re.sub(r"^(?:always\s+)?(?:just\s+)", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"\s+", " ", text).strip(" ,;:-")
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    if text[-1] not in ".!?":
+        text += "."
+    if text.endswith("?"):
+        text = text[:-1] + "."
+    return text
+
+
+def rule_type(text: str) -> RuleType:
+    """FORMAT when the directive is about the form of the output, else CONTENT."""
+    fmt = len(FORMAT_CUES.findall(text))
+    content = len(CONTENT_CUES.findall(text))
+    return RuleType.FORMAT if fmt > content else RuleType.CONTENT
+
+
+def split_directives(sentence: str) -> list[str]:
+    """Split a compound directive into atomic ones so each can be withdrawn on its own
+    ("put it in a table and bold the totals" -> two rules)."""
+    verbs = (
+        r"(?:use|include|add|format|put|keep|round|express|report|present|list|flag|mention|"
+        r"cite|call|check|verify|escalate|skip|convert|write|limit|give|state|note|bold|"
+        r"highlight|attach|cc|send|ask|confirm|show|sort|label|always|never|don'?t|do not|"
+        r"avoid|start|lead|end|sign)"
+    )
+    parts = re.split(
+        rf"\s*(?:;|,?\s+and also\s+|,?\s+and then\s+|,?\s+and\s+(?={verbs}\b)|"
+        rf",?\s+plus\s+(?={verbs}\b)|,\s+also\s+(?={verbs}\b))\s*",
+        sentence,
+        flags=re.IGNORECASE,
+    )
+    out = [p.strip(" ,.") for p in parts if p and len(p.strip(" ,.").split()) >= 2]
+    return out or [sentence]

@@ -1,0 +1,210 @@
+"""Compile self-assessment findings (tool-call patterns) into tool RULEs.
+
+The rule text is derived from the structure of the calls alone: argument names, value shapes,
+tool names. Values that only identify another entity (a different order id) teach nothing and
+compile to no rule. Tool rules are skill-wide: no person said them, the tool behaved so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from dctx.capture.base import ToolPattern, ToolPatternSignal
+from dctx.models import (
+    Evidence,
+    EvidenceKind,
+    Rule,
+    RuleSource,
+    RuleType,
+    Scope,
+    Trigger,
+    TriggerKind,
+    new_id,
+)
+
+_DATE_SHAPES = [
+    (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "YYYY-MM-DD"),
+    (re.compile(r"^\d{2}/\d{2}/\d{4}$"), "MM/DD/YYYY"),
+    (re.compile(r"^\d{4}/\d{2}/\d{2}$"), "YYYY/MM/DD"),
+    (re.compile(r"^\d{2}-\d{2}-\d{4}$"), "DD-MM-YYYY"),
+    (re.compile(r"^\d{4}-Q[1-4]$", re.IGNORECASE), "YYYY-Qn"),
+    (re.compile(r"^Q[1-4][ -]?\d{4}$", re.IGNORECASE), "Qn YYYY"),
+    (re.compile(r"^\d{8}$"), "YYYYMMDD"),
+]
+_IDENTIFIER = re.compile(r"^[A-Za-z]{0,6}[-_#]?\d[\w-]*$")
+
+
+def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | None:
+    """One rule (and its evidence) for a self-assessment finding, or None if it teaches
+    nothing general."""
+    text = _rule_text(signal)
+    if text is None:
+        return None
+    ctx = signal.ctx
+    evidence = Evidence(
+        id=new_id("ev"),
+        kind=EvidenceKind.TOOL_FAILURE,
+        namespace=ctx.namespace,
+        conversation_id=ctx.conversation_id,
+        actor=ctx.actor,
+        message_index=signal.message_indexes[0] if signal.message_indexes else -1,
+        text=json.dumps(
+            {
+                "pattern": signal.pattern.value,
+                "tool": signal.tool,
+                "failed_args": signal.failed_args,
+                "success_args": signal.success_args,
+                "other_tool": signal.other_tool,
+                "error": signal.error[:300],
+                "messages": signal.message_indexes,
+                "conversations": signal.conversation_ids or [ctx.conversation_id],
+            },
+            ensure_ascii=False,
+            sort_keys=True,
+        ),
+        timestamp=ctx.timestamp,
+        source=ctx.source,
+        node_id=signal.node_id,
+    )
+    rule = Rule(
+        id=new_id("rule"),
+        text=text,
+        type=RuleType.CONTENT,
+        trigger=Trigger(
+            kind=TriggerKind.TOOL,
+            text=f"before calling {signal.tool}",
+            tool=signal.tool,
+            after_tool=signal.after_tool,
+            node_id=signal.node_id,
+        ),
+        scope=Scope(namespace=ctx.namespace, skill=ctx.skill, actor=None),
+        source=RuleSource.SELF_ASSESSMENT,
+        actor=None,
+        group=f"tool:{signal.tool}:{signal.pattern.value}:{_group_detail(signal)}",
+        support=max(1, signal.occurrences),
+        supporters=[],
+        evidence_ids=[evidence.id],
+        conversation_id=ctx.conversation_id,
+        created_at=ctx.timestamp,
+        updated_at=ctx.timestamp,
+    )
+    return rule, evidence
+
+
+def _group_detail(signal: ToolPatternSignal) -> str:
+    if signal.other_tool:
+        return signal.other_tool
+    return ",".join(sorted(set(signal.failed_args) ^ set(signal.success_args))) or ",".join(
+        sorted(k for k in signal.failed_args if signal.failed_args[k] != signal.success_args.get(k))
+    )
+
+
+def _rule_text(signal: ToolPatternSignal) -> str | None:
+    tool = signal.tool
+    other = signal.other_tool
+    if signal.pattern is ToolPattern.AUTH_REFRESH:
+        refresher = other or "the authentication refresh tool"
+        return f"Call {refresher} to refresh authentication before calling {tool}."
+    if signal.pattern is ToolPattern.MISSING_PREREQUISITE:
+        if not other:
+            return None
+        return f"Call {other} before calling {tool}."
+    if signal.pattern is ToolPattern.DEAD_SOURCE:
+        if other and other != tool:
+            return f"Use {other} instead of {tool}."
+        return _args_text(tool, signal.failed_args, signal.success_args)
+    if signal.pattern is ToolPattern.RETRY_CHANGED_ARGS:
+        return _args_text(tool, signal.failed_args, signal.success_args)
+    if signal.pattern is ToolPattern.RECURRING_FAILURE:
+        if not signal.failed_args:
+            return f"Avoid calling {tool}; it keeps failing."
+        shown = ", ".join(f"{k}={_show(v)}" for k, v in sorted(signal.failed_args.items())[:3])
+        return f"Avoid calling {tool} with {shown}."
+    return None
+
+
+def _args_text(tool: str, failed: dict[str, Any], success: dict[str, Any]) -> str | None:
+    """Describe how the succeeding arguments differ from the failing ones, structurally."""
+    removed = [k for k in failed if k not in success]
+    added = [k for k in success if k not in failed]
+    parts: list[str] = []
+    if removed and added:
+        parts.append(
+            f"pass {_names(added)} instead of {_names(removed)}"
+            + _shape_hint(success.get(added[0]))
+        )
+    elif added:
+        parts.append(f"always pass {_names(added)}" + _example(added, success))
+    elif removed:
+        parts.append(f"do not pass {_names(removed)}")
+    for key in failed:
+        if key not in success or failed[key] == success[key]:
+            continue
+        change = _value_change(key, failed[key], success[key])
+        if change:
+            parts.append(change)
+    if not parts:
+        return None
+    return f"When calling {tool}, " + "; ".join(parts) + "."
+
+
+def _value_change(key: str, old: Any, new: Any) -> str | None:
+    if type(old) is not type(new):
+        if isinstance(new, int | float) and not isinstance(new, bool):
+            return f"pass `{key}` as a number"
+        if isinstance(new, list):
+            return f"pass `{key}` as a list"
+        if isinstance(new, str):
+            return f"pass `{key}` as a string"
+        return None
+    if isinstance(old, str) and isinstance(new, str):
+        for rx, shape in _DATE_SHAPES:
+            if rx.match(new) and not rx.match(old):
+                return f"format `{key}` as {shape}"
+        if old.lower() == new.lower() and old != new:
+            if new.isupper():
+                return f"use uppercase `{key}` values"
+            if new.islower():
+                return f"use lowercase `{key}` values"
+        if _IDENTIFIER.match(old) and _IDENTIFIER.match(new):
+            return None  # another id: a different entity, not a lesson
+        if old.lower() in new.lower() and old != new:
+            template = re.sub(re.escape(old), f"<{key}>", new, flags=re.IGNORECASE)
+            return f"format `{key}` like {json.dumps(template)}"
+        if len(new) <= 24 and len(old) <= 24 and " " not in new and not re.search(r"\d{3,}", new):
+            return f"use `{key}`={json.dumps(new)} instead of {json.dumps(old)}"
+        return None
+    if isinstance(old, int | float) and isinstance(new, int | float):
+        if new < old:
+            return f"keep `{key}` at or below {new}"
+        return f"set `{key}` to at least {new}"
+    if isinstance(old, bool) or isinstance(new, bool):
+        return f"set `{key}` to {json.dumps(new)}"
+    return None
+
+
+def _names(keys: list[str]) -> str:
+    return ", ".join(f"`{k}`" for k in keys)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)[:40]
+
+
+def _shape_hint(value: Any) -> str:
+    if isinstance(value, str):
+        for rx, shape in _DATE_SHAPES:
+            if rx.match(value):
+                return f" (formatted {shape})"
+        if value.isupper() and value.isalpha():
+            return " (uppercase)"
+    return ""
+
+
+def _example(keys: list[str], success: dict[str, Any]) -> str:
+    value = success.get(keys[0])
+    if isinstance(value, bool | int | float) or (isinstance(value, str) and len(value) <= 20):
+        return f" (e.g. {keys[0]}={_show(value)})"
+    return ""

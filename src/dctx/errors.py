@@ -1,0 +1,130 @@
+"""The one exception tree of dctx.
+
+    DctxError
+    ├── UserError                 (the caller can fix it)
+    │   ├── ConfigError           bad option, URL, missing key
+    │   ├── MissingDependencyError  an optional extra is not installed
+    │   ├── TraceFormatError      a malformed trace (names file, session, message index, field)
+    │   ├── ScenarioFormatError   a DC-Bench scenario file that breaks the contract
+    │   └── NotFoundError         an id that does not exist
+    └── RuntimeFailure            (something outside the caller failed)
+        ├── StoreError            the database failed or refused
+        │   └── EmbedderMismatchError  vectors from a different embedder
+        └── ProviderError         an LLM / embedding provider failed
+
+Third-party exceptions never escape a backend: they are mapped onto this tree.
+"""
+
+from __future__ import annotations
+
+
+class DctxError(Exception):
+    """Root of every error dctx raises on purpose."""
+
+
+class UserError(DctxError):
+    """A mistake the caller can fix; the message says how."""
+
+
+class ConfigError(UserError):
+    """A configuration value is missing or wrong."""
+
+
+class MissingDependencyError(ConfigError):
+    """An optional extra is needed; the message names the pip command that installs it."""
+
+    def __init__(self, feature: str, extra: str, package: str | None = None) -> None:
+        self.feature = feature
+        self.extra = extra
+        pkg = package or extra
+        super().__init__(
+            f"{feature} needs the optional dependency '{pkg}'. "
+            f"Install it with: pip install 'dctx[{extra}]'"
+        )
+
+
+class TraceFormatError(UserError):
+    """A trace message is malformed. Carries where: file, session, message index and field."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        file: str | None = None,
+        session: str | None = None,
+        index: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.reason = reason
+        self.file = file
+        self.session = session
+        self.index = index
+        self.field = field
+        where = []
+        if file is not None:
+            where.append(f"file {file}")
+        if session is not None:
+            where.append(f"session {session!r}")
+        if index is not None:
+            where.append(f"message {index}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {reason}" if prefix else reason)
+
+    def located(self, *, file: str | None = None, session: str | None = None) -> TraceFormatError:
+        """Return a copy that also names the file/session (filled in by outer layers)."""
+        return TraceFormatError(
+            self.reason,
+            file=self.file or file,
+            session=self.session or session,
+            index=self.index,
+            field=self.field,
+        )
+
+
+class ScenarioFormatError(UserError):
+    """A DC-Bench scenario file does not follow ../shared/DCBENCH.md."""
+
+
+class NotFoundError(UserError):
+    """No object with that id exists."""
+
+
+class RuntimeFailure(DctxError):
+    """Something outside the caller's control failed."""
+
+
+class StoreError(RuntimeFailure):
+    """The store backend failed; the original error is chained as __cause__."""
+
+
+class EmbedderMismatchError(StoreError):
+    """The store was built with another embedder than the one in use."""
+
+    def __init__(self, stored: str, current: str) -> None:
+        self.stored = stored
+        self.current = current
+        super().__init__(
+            f"this store's vectors were made by embedder {stored!r}, but {current!r} is in use. "
+            f"Use the same embedder, or re-embed the store with: dctx reembed --embedder {current}"
+        )
+
+
+class ProviderError(RuntimeFailure):
+    """An LLM or embedding provider failed (after retries)."""
+
+
+__all__ = [
+    "ConfigError",
+    "DctxError",
+    "EmbedderMismatchError",
+    "MissingDependencyError",
+    "NotFoundError",
+    "ProviderError",
+    "RuntimeFailure",
+    "ScenarioFormatError",
+    "StoreError",
+    "TraceFormatError",
+    "UserError",
+]

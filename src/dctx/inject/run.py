@@ -1,0 +1,129 @@
+"""Progressive injection over one agent run: stage 1 before the first model call, stage 2+ after
+each tool result. A delivered rule is never sent twice; nothing is sent when nothing applies.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dctx.inject.budget import pack
+from dctx.inject.format import rule_line, stage1_messages, system_block
+from dctx.models import Rule, Unit
+from dctx.providers.base import Embedder
+from dctx.retrieve.context import RunContext
+from dctx.retrieve.engine import Retriever
+
+
+@dataclass(slots=True)
+class Delivery:
+    """One rule handed to the agent: at which decision point and through which channel."""
+
+    decision_point: int
+    rule: Rule
+    unit: Unit
+
+
+@dataclass
+class Run:
+    """The state of one agent run. Create it with `Memory.start`."""
+
+    namespace: str
+    actor: str
+    skill: str
+    query: str
+    tools: list[str] | None
+    retriever: Retriever
+    embedder: Embedder
+    token_budget: int
+    ctx: RunContext = field(init=False)
+    deliveries: list[Delivery] = field(default_factory=list)
+    tokens_used: int = 0
+    decision_point: int = 0
+
+    def __post_init__(self) -> None:
+        self.ctx = RunContext.start(self.query)
+        query_vec = self.embedder.embed([self.query])[0]
+        found = self.retriever.stage1(
+            self.namespace,
+            skill=self.skill,
+            actor=self.actor,
+            ctx=self.ctx,
+            query_vec=query_vec,
+            tools=self.tools,
+        )
+        self._deliver(found, channel="user")
+
+    # ------------------------------------------------------------------ API
+    @property
+    def units(self) -> list[Unit]:
+        """Units delivered at decision point 0 (stage 1)."""
+        return [d.unit for d in self.deliveries if d.decision_point == 0]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """Stage 1 as a fabricated [user, assistant] pair ([] when nothing applies)."""
+        return stage1_messages([d.rule for d in self.deliveries if d.decision_point == 0])
+
+    @property
+    def system(self) -> str:
+        """System-prompt text with every stage-2 rule delivered so far."""
+        return system_block([d.rule for d in self.deliveries if d.decision_point > 0])
+
+    @property
+    def rules(self) -> list[Rule]:
+        return [d.rule for d in self.deliveries]
+
+    def observe(self, tool_call: Any, tool_result: Any) -> list[Unit]:
+        """Record a tool call and its result; return the units newly triggered (stage 2)."""
+        name, arguments = _call_parts(tool_call)
+        result = tool_result if isinstance(tool_result, str) else json.dumps(tool_result)
+        self.decision_point += 1
+        step = self.ctx.add_step(name, arguments, result)
+        step_vec = self.embedder.embed([step[:1000]])[0]
+        found = self.retriever.stage2(
+            self.namespace,
+            skill=self.skill,
+            actor=self.actor,
+            ctx=self.ctx,
+            step_vec=step_vec,
+            delivered={d.rule.id for d in self.deliveries},
+        )
+        return self._deliver(found, channel="system")
+
+    # ------------------------------------------------------------------ internals
+    def _deliver(self, found: Sequence[Rule], *, channel: str) -> list[Unit]:
+        fresh = [r for r in found if r.id not in {d.rule.id for d in self.deliveries}]
+        chosen, used = pack(fresh, budget=self.token_budget - self.tokens_used, actor=self.actor)
+        self.tokens_used += used
+        units: list[Unit] = []
+        for rule in chosen:
+            unit = Unit(text=rule_line(rule), channel=channel, rule_ids=[rule.id])  # type: ignore[arg-type]
+            self.deliveries.append(Delivery(self.decision_point, rule, unit))
+            units.append(unit)
+        return units
+
+
+def _call_parts(tool_call: Any) -> tuple[str, dict[str, Any]]:
+    """Accept {"name", "arguments"}, OpenAI {"function": {...}}, Anthropic tool_use, or objects."""
+    if hasattr(tool_call, "model_dump"):
+        tool_call = tool_call.model_dump()
+    if isinstance(tool_call, tuple) and len(tool_call) == 2:
+        name, args = tool_call
+    elif isinstance(tool_call, dict):
+        inner = tool_call.get("function", tool_call)
+        name = inner.get("name", "")
+        args = inner.get("arguments", inner.get("input", {}))
+    else:
+        name = getattr(tool_call, "name", "")
+        args = getattr(tool_call, "arguments", {})
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except ValueError:
+            args = {"_raw": args}
+    if not isinstance(args, dict):
+        args = {"_value": args}
+    return str(name), args

@@ -1,0 +1,284 @@
+"""Core records shared by every layer: normalized traces, graph records and rules.
+
+Plain dataclasses: cheap to build in the hot path, serializable to JSON via `to_dict`.
+Nothing here talks to a database or a model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+Channel = Literal["user", "system"]
+
+DEFAULT_NAMESPACE = "default"
+
+
+def new_id(prefix: str) -> str:
+    """Short, sortable-enough, collision-safe id with a readable prefix (rule_, ev_, node_)."""
+    return f"{prefix}_{uuid.uuid4().hex[:16]}"
+
+
+def utcnow() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --------------------------------------------------------------------------- traces
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One tool call made by the assistant. `arguments` is already decoded JSON."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Message:
+    """One normalized message, whatever wire format it came from.
+
+    `index` is the position in the original message list of the source format (so errors and
+    provenance point at what the user sees in their file).
+    """
+
+    index: int
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    is_error: bool = False
+    regenerated: bool = False
+
+
+@dataclass(slots=True)
+class Session:
+    """One conversation of one actor with one agent skill, in a namespace (tenant)."""
+
+    conversation_id: str
+    messages: list[Message]
+    actor: str = "anonymous"
+    skill: str = "default"
+    namespace: str = DEFAULT_NAMESPACE
+    timestamp: str = field(default_factory=utcnow)
+    source: str | None = None  # file the session came from, for provenance and errors
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class RuleType(enum.StrEnum):
+    FORMAT = "FORMAT"  # how output looks: routed without semantic similarity (Finding 2)
+    CONTENT = "CONTENT"  # what to do/say: routed by trigger match
+
+
+class RuleSource(enum.StrEnum):
+    CORRECTION = "correction"  # a human said it
+    SELF_ASSESSMENT = "self_assessment"  # learned from the structure of tool calls
+    MANUAL = "manual"  # added or edited by a person through the API/CLI
+
+
+class RuleStatus(enum.StrEnum):
+    ACTIVE = "active"
+    DRAFT = "draft"  # review mode: not injected until approved
+    DISABLED = "disabled"  # a person switched it off; can be enabled again
+    SUPERSEDED = "superseded"  # a later correction replaced it; kept as history
+    WITHDRAWN = "withdrawn"  # the actor withdrew it ("forget the CC rule")
+
+
+class TriggerKind(enum.StrEnum):
+    ALWAYS = "always"  # every run in scope (FORMAT rules)
+    QUERY = "query"  # when the run's query is similar to the situation the rule came from
+    DATA = "data"  # when the data seen so far meets a condition (qualifier)
+    TOOL = "tool"  # before a call of `tool` (after `after_tool` returned, when set)
+
+
+@dataclass(slots=True)
+class NumericCondition:
+    """A threshold on a numeric field of tool data: e.g. runway < 12."""
+
+    terms: list[str]  # words naming the field ("runway", "months")
+    op: Literal["<", "<=", ">", ">="]
+    value: float
+
+
+@dataclass(slots=True)
+class Trigger:
+    """When a rule applies: the paper's precondition node, made explicit."""
+
+    kind: TriggerKind
+    text: str = ""  # situation / condition text; embedded for similarity matching
+    keywords: list[str] = field(default_factory=list)  # stems that must appear (DATA)
+    numeric: NumericCondition | None = None
+    tool: str | None = None  # TOOL: the tool the rule is about
+    after_tool: str | None = None  # TOOL: fire after this tool returns (None: up front)
+    node_id: str | None = None  # FORGED_FROM target: the decision node before the mistake
+
+
+@dataclass(slots=True)
+class Scope:
+    """Who a rule may reach. None means 'any' for that field."""
+
+    namespace: str = DEFAULT_NAMESPACE
+    skill: str | None = None
+    actor: str | None = None
+    subject: str | None = None  # subject-specific rules ("for Acme, skip vpc-0old")
+
+    def admits(self, *, namespace: str, skill: str | None, actor: str | None) -> bool:
+        if self.namespace != namespace:
+            return False
+        if self.skill is not None and self.skill != skill:
+            return False
+        return self.actor is None or self.actor == actor
+
+
+@dataclass(slots=True)
+class Rule:
+    """One compiled directive with its scope, trigger and provenance."""
+
+    id: str
+    text: str  # RULE: one imperative sentence, no justification
+    type: RuleType
+    trigger: Trigger
+    scope: Scope
+    source: RuleSource
+    actor: str | None  # who said it (None for self-assessment)
+    group: str  # conflict group: rules about the same behavior share it
+    status: RuleStatus = RuleStatus.ACTIVE
+    qualifiers: list[str] = field(default_factory=list)  # "for enterprise clients"
+    support: int = 1  # supporting corrections / observations
+    supporters: list[str] = field(default_factory=list)  # actors who agreed
+    evidence_ids: list[str] = field(default_factory=list)
+    conversation_id: str | None = None
+    created_at: str = field(default_factory=utcnow)
+    updated_at: str = field(default_factory=utcnow)
+    superseded_by: str | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)  # edits, merges, status changes
+
+    def to_dict(self) -> dict[str, Any]:
+        return _to_jsonable(self)  # type: ignore[no-any-return]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rule:
+        trig = dict(data["trigger"])
+        num = trig.get("numeric")
+        trig["numeric"] = NumericCondition(**num) if num else None
+        trig["kind"] = TriggerKind(trig["kind"])
+        return cls(
+            **{
+                **data,
+                "type": RuleType(data["type"]),
+                "source": RuleSource(data["source"]),
+                "status": RuleStatus(data["status"]),
+                "trigger": Trigger(**trig),
+                "scope": Scope(**data["scope"]),
+            }
+        )
+
+
+# --------------------------------------------------------------------------- graph
+
+
+class EdgeType(enum.StrEnum):
+    """The paper's nine edge types."""
+
+    MADE = "MADE"  # actor -> decision node
+    ABOUT = "ABOUT"  # decision node -> subject
+    APPLIED = "APPLIED"  # rule -> decision node where it was delivered
+    LED_TO = "LED_TO"  # decision node -> next decision node (within a session)
+    PRODUCED = "PRODUCED"  # decision node (tool call) -> evidence (its result)
+    INFORMED_BY = "INFORMED_BY"  # decision node -> evidence that informed it (a correction)
+    HAS_SUMMARY = "HAS_SUMMARY"  # session -> summary node
+    FOLLOWED_BY = "FOLLOWED_BY"  # session -> next session of the same actor
+    FORGED_FROM = "FORGED_FROM"  # rule -> trigger node (and -> evidence)
+
+
+class EvidenceKind(enum.StrEnum):
+    CORRECTION = "correction"
+    ACCEPTANCE = "acceptance"
+    WITHDRAWAL = "withdrawal"
+    TOOL_FAILURE = "tool_failure"
+    TOOL_SUCCESS = "tool_success"
+
+
+@dataclass(slots=True)
+class DecisionNode:
+    """One step of a session: a user turn, an assistant answer, or a tool call with its result.
+
+    `text` is the node's own content; `accumulated` is everything up to and including it. Both
+    are embedded (node embedding, accumulated embedding).
+    """
+
+    id: str
+    conversation_id: str
+    namespace: str
+    actor: str
+    skill: str
+    position: int  # order within the session
+    kind: Literal["user", "assistant", "tool_call"]
+    text: str
+    accumulated: str
+    message_index: int
+    tool: str | None = None
+    subject: str | None = None
+
+
+@dataclass(slots=True)
+class Evidence:
+    """A piece of the trace a rule came from: who said what, when, where."""
+
+    id: str
+    kind: EvidenceKind
+    namespace: str
+    conversation_id: str
+    actor: str | None
+    message_index: int
+    text: str
+    timestamp: str
+    source: str | None = None  # file
+    node_id: str | None = None
+
+
+@dataclass(slots=True)
+class Edge:
+    src: str
+    type: EdgeType
+    dst: str
+
+
+@dataclass(slots=True)
+class Unit:
+    """What is handed to the agent at a decision point: one directive or block, one channel."""
+
+    text: str
+    channel: Channel
+    rule_ids: list[str] = field(default_factory=list)
+
+
+def _to_jsonable(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, list | tuple):
+        return [_to_jsonable(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _to_jsonable(v) for k, v in obj.items()}
+    return obj
+
+
+def to_json(obj: Any) -> str:
+    """Serialize any dctx record (dataclass tree) to JSON text."""
+    return json.dumps(_to_jsonable(obj), ensure_ascii=False, sort_keys=True)
+
+
+def to_dict(obj: Any) -> Any:
+    return _to_jsonable(obj)

@@ -1,0 +1,46 @@
+"""Provider interfaces: embedders and LLMs. Implementations live one per module beside this.
+
+An embedder's one essential primitive is `embed(texts) -> (n, dim) float32, L2-normalized`.
+Its `id` names the model and its settings; a store records it and refuses vectors from another.
+
+An LLM's one essential primitive is `complete(system, user, schema) -> text`. Capture and
+compile call it only when configured, and fall back to the deterministic path on any failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    id: str  # e.g. "minilm-l6-v2-int8", "hashing-384"; stored with the vectors
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        """Return an (len(texts), dim) float32 array with L2-normalized rows."""
+        ...
+
+
+@dataclass(slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@runtime_checkable
+class LLM(Protocol):
+    id: str  # "provider:model"
+
+    def complete(
+        self, system: str, user: str, *, schema: dict[str, Any] | None = None
+    ) -> tuple[str, Usage]:
+        """Return the model's text (JSON text when `schema` is given) and its token usage."""
+        ...

@@ -1,0 +1,150 @@
+"""The store interface: a typed graph of sessions, decision nodes, evidence, edges and rules.
+
+Every backend (SQLite embedded, PostgreSQL + pgvector) implements `Store` and passes the one
+contract suite in tests/store/. SQL dialects stay inside `store/<backend>.py`.
+
+Vectors are float32, L2-normalized, of the store's embedder dimension. Which embedder made
+them is recorded once per store (`embedder_id`); writing vectors of another embedder raises
+`EmbedderMismatchError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from dctx.models import DecisionNode, Edge, Evidence, Rule, RuleStatus, Session
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass(slots=True)
+class CaptureBatch:
+    """Everything one capture writes, applied in one transaction (all or nothing)."""
+
+    sessions: list[Session] = field(default_factory=list)
+    nodes: list[DecisionNode] = field(default_factory=list)
+    node_vectors: dict[str, tuple[Vector, Vector]] = field(default_factory=dict)  # node, accum
+    evidence: list[Evidence] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)  # inserted or replaced by id
+    rule_vectors: dict[str, tuple[Vector, Vector]] = field(default_factory=dict)  # text, trigger
+
+
+@dataclass(slots=True)
+class RuleIndex:
+    """A read-optimized snapshot of the rules visible in one namespace, for retrieval.
+
+    Row i of `text_vectors` / `trigger_vectors` belongs to `rules[i]`. Retrieval caches this
+    per `generation` so a decision point costs one matrix product, not a query per rule.
+    """
+
+    generation: int
+    rules: list[Rule]
+    text_vectors: Vector  # shape (n, dim)
+    trigger_vectors: Vector  # shape (n, dim)
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Persistence for dctx. All methods are safe to call from several processes."""
+
+    url: str
+
+    # --- lifecycle -------------------------------------------------------
+    def migrate(self) -> list[str]:
+        """Apply pending named migration steps; return the names applied."""
+        ...
+
+    def close(self) -> None: ...
+
+    # --- embedder identity ----------------------------------------------
+    def embedder_id(self) -> str | None:
+        """The embedder that made this store's vectors, or None for an empty store."""
+        ...
+
+    def set_embedder_id(self, embedder_id: str, *, force: bool = False) -> None:
+        """Record the embedder. Raises EmbedderMismatchError if another one is recorded,
+        unless `force` (used by re-embed, which rewrites every vector)."""
+        ...
+
+    # --- writes ----------------------------------------------------------
+    def transaction(self) -> AbstractContextManager[None]:
+        """Exclusive write transaction; nested calls join the outer one. On any exception
+        nothing of it is written."""
+        ...
+
+    def write(self, batch: CaptureBatch) -> None:
+        """Apply a capture batch atomically (joins an open transaction if there is one)."""
+        ...
+
+    def set_rule_status(self, rule_id: str, status: RuleStatus, *, note: str = "") -> Rule:
+        """Change status and append to the rule's history. Raises NotFoundError."""
+        ...
+
+    def delete_rule(self, rule_id: str) -> None:
+        """Remove a rule, its vectors, its edges. Raises NotFoundError."""
+        ...
+
+    def forget_actor(self, namespace: str, actor: str) -> dict[str, int]:
+        """Delete every row derived from the actor in the namespace (sessions, nodes, evidence,
+        edges, rules they authored, vectors, caches); remove them from supporters of shared
+        rules. Returns counts per table."""
+        ...
+
+    def drop_namespace(self, namespace: str) -> dict[str, int]: ...
+
+    # --- reads -----------------------------------------------------------
+    def get_rule(self, rule_id: str) -> Rule:
+        """Raises NotFoundError."""
+        ...
+
+    def list_rules(
+        self,
+        *,
+        namespace: str | None = None,
+        actor: str | None = None,
+        skill: str | None = None,
+        statuses: Sequence[RuleStatus] | None = None,
+    ) -> list[Rule]:
+        """Rules filtered by author actor / scope skill / status, oldest first."""
+        ...
+
+    def get_evidence(self, ids: Sequence[str]) -> list[Evidence]: ...
+
+    def get_nodes(self, ids: Sequence[str]) -> list[DecisionNode]: ...
+
+    def edges(self, *, src: str | None = None, dst: str | None = None) -> list[Edge]: ...
+
+    def search_text(self, namespace: str, query: str, limit: int = 50) -> list[tuple[str, float]]:
+        """BM25 full-text search over rule text + trigger text; (rule_id, score) best first,
+        higher score = better."""
+        ...
+
+    def search_nodes(
+        self, namespace: str, vector: Vector, limit: int = 20
+    ) -> list[tuple[DecisionNode, float]]:
+        """Nearest decision nodes by 0.7 * node + 0.3 * accumulated cosine."""
+        ...
+
+    def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
+        """Snapshot of the rules (with vectors) in a namespace with the given statuses."""
+        ...
+
+    def generation(self, namespace: str) -> int:
+        """A counter that changes whenever anything in the namespace's rules changes."""
+        ...
+
+    def count_rows(self) -> dict[str, int]:
+        """Rows per table; used by deletion tests and `dctx copy` checks."""
+        ...
+
+    # --- caches (LLM results by input hash) -------------------------------
+    def cache_get(self, key: str) -> str | None: ...
+
+    def cache_put(self, key: str, value: str, *, namespace: str, actor: str | None) -> None: ...

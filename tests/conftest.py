@@ -1,0 +1,24 @@
+"""Shared fixtures: a real Memory on a temporary SQLite file with the offline embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dctx.memory import Memory
+from dctx.providers.embedders import get_embedder
+from dctx.store.sqlite import SQLiteStore
+
+
+@pytest.fixture(scope="session")
+def embedder():  # type: ignore[no-untyped-def]
+    return get_embedder("auto")
+
+
+@pytest.fixture
+def mem(tmp_path: Path, embedder) -> Iterator[Memory]:  # type: ignore[no-untyped-def]
+    memory = Memory(SQLiteStore(tmp_path / "mem.db"), embedder=embedder)
+    yield memory
+    memory.close()
