@@ -19,7 +19,7 @@ from typing import Any
 
 from dctx.capture.base import AftermathClassifier, CorrectionSignal, ToolPatternSignal
 from dctx.capture.corrections import find_corrections
-from dctx.capture.graph import SessionGraph, build_graph
+from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
 from dctx.capture.recurring import recurring_failures
 from dctx.capture.self_assess import assess
@@ -156,11 +156,7 @@ class Memory:
         report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
         report.tool_signals += len(tool_signals)
         if self.embed_nodes and batch.nodes:
-            texts = [n.text for n in batch.nodes] + [n.accumulated for n in batch.nodes]
-            vecs = self.embedder.embed(texts)
-            k = len(batch.nodes)
-            for i, node in enumerate(batch.nodes):
-                batch.node_vectors[node.id] = (vecs[i], vecs[k + i])
+            batch.node_vectors.update(node_vectors(self.embedder, batch.nodes))
         index = self.store.rule_index(namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT])
         rulebook = Rulebook(index.rules, index.text_vectors, self.embedder)
         result = compile_signals(rulebook, corrections, tool_signals)

@@ -9,6 +9,7 @@ chain. Only user turns create signals: text in tool results or assistant message
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from dctx.capture.base import (
@@ -122,18 +123,43 @@ def find_corrections(
     return signals
 
 
+_ANAPHOR = re.compile(
+    r"^(?:please\s+)?(?:do|keep doing|apply|use|follow) (?:that|this|it|the same)(?: format| way| "
+    r"approach| layout| structure)?\b\s*(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_COND_SENTENCE = re.compile(r"\b(when(?:ever)?|if|once)\b\s+(?P<cond>[^,]{3,120}?)(?=,|\s+there|\s+it|"
+                            r"\s+you|\s+we|$)", re.IGNORECASE)
+
+
 def _classify_turn(
     text: str, *, first_turn: bool
 ) -> tuple[list[SentenceKind], list[tuple[SentenceKind, str]]]:
     kinds: list[SentenceKind] = []
     directives: list[tuple[SentenceKind, str]] = []
-    for sentence in sentences(text):
+    parts = sentences(text)
+    for k, sentence in enumerate(parts):
         kind = classify_sentence(sentence, first_turn=first_turn)
         kinds.append(kind)
-        if kind in (SentenceKind.DIRECTIVE, SentenceKind.WITHDRAWAL):
-            cleaned = strip_filler(sentence)
-            if cleaned:
-                directives.append((kind, cleaned))
+        if kind not in (SentenceKind.DIRECTIVE, SentenceKind.WITHDRAWAL):
+            continue
+        cleaned = strip_filler(sentence)
+        anaphor = _ANAPHOR.match(cleaned) if kind is SentenceKind.DIRECTIVE else None
+        if anaphor and k > 0:
+            # "Do that for every assessment going forward": the directive is the sentence before
+            prev = strip_filler(parts[k - 1]).rstrip(". ")
+            if directives and directives[-1][1].rstrip(". ") == prev:
+                directives.pop()
+            cleaned = f"{prev} {anaphor.group('rest')}".strip()
+        elif kind is SentenceKind.DIRECTIVE and k > 0 and kinds[k - 1] is SentenceKind.OTHER:
+            # a condition stated in the sentence before ("when the status comes back suspended
+            # there's no point ...") carries over to an unconditional directive
+            cond = _COND_SENTENCE.match(re.sub(r"^\W*(?:\w+\W+){0,2}?(?=when|if|once)", "",
+                                               strip_filler(parts[k - 1]), flags=re.IGNORECASE))
+            if cond and not re.match(r"^(when|whenever|if|for|once)\b", cleaned, re.IGNORECASE):
+                cleaned = f"When {cond.group('cond').strip()}, {cleaned[0].lower()}{cleaned[1:]}"
+        if cleaned:
+            directives.append((kind, cleaned))
     return kinds, directives
 
 

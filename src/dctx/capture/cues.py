@@ -67,6 +67,8 @@ REQUEST = _rx(
     r"^(what|how|why|who|where|which|is|are|does|do|did)\b",
     r"^(now|next|then)\b",
     r"^(let'?s|let us)\b",
+    r"^(please\s+)?(redo|re-do|rerun|re-run|retry|try again|fix (it|that|this)|regenerate|resend|"
+    r"re-send|re-file|refile|send it|ship it|go ahead)\b",
     r"^(please\s+)?(summari[sz]e|analy[sz]e|look up|look into|pull|find|fetch|get me|compare|"
     r"tell me|give me|show me|draft|prepare|handle|help|process|open|create a|review|assess|"
     r"investigate|check on|run)\b",
@@ -77,6 +79,8 @@ ACCEPTANCE = _rx(
     r"looks good|lgtm|ok(ay)?|alright|all right|correct|exactly|yes|yep|yeah|sure|fine|"
     r"got it|that works|that'?s (right|it|perfect|better|great|good|fine|correct)|much better|"
     r"well done|spot on|works for me|sounds good)\b[\s,.!:;)-]*",
+    r"^(that'?s|this is|it'?s|now that'?s)\b.{0,40}\b(want|wanted|need|needed|like|after|looking for|"
+    r"version|shape|format|right|better)\b[\s.!]*$",
 )
 
 WITHDRAWAL = _rx(
@@ -104,6 +108,9 @@ ONE_OFF = _rx(
     r"\bfor this (one|report|ticket|case|request|memo|analysis|summary|email) only\b",
     r"\b(one-off|one off|exception this time)\b",
     r"\bfor now\b",
+    r"\bthis time\b",
+    r"\b(for )?today\b",
+    r"\bthis (morning|afternoon|week)\b",
     r"\b(today|this time) (only|just)\b",
 )
 
@@ -130,6 +137,52 @@ def strip_filler(sentence: str) -> str:
     return LEADING_FILLER.sub("", sentence.strip()).strip()
 
 
+_CLAUSE_SPLIT = re.compile(r"\s*(?:[,;:]|\s[-–—]\s|\bbut\b|\band\b)\s*", re.IGNORECASE)
+_LEAD_CONDITION = re.compile(
+    r"^(?:when(?:ever)?|if|for|once|where|in case|any ?time|each time|every time|with|on)\b"
+    r"[^,:]{1,120}?(?:,|:)\s*",
+    re.IGNORECASE,
+)
+MODAL = _rx(
+    r"\byou (should|need to|must|have to|ought to|'?ll want to|can just)\b",
+    r"\b(make sure|be sure to|remember to)\b",
+    r"\bi (want|need|'d like|would like|prefer|'d prefer|would prefer|'d rather|would rather|"
+    r"expect|like it when)\b",
+    r"\bwe (always|never|use|need|prefer|require|want|expect)\b",
+    r"\b(should|must|needs? to|has to|have to|ought to) (always |never |not |only |also )?\w+",
+    r"\b(no need to|there'?s no point|no point (in )?\w+ing|is pointless|not worth \w+ing)\b",
+    r"\bstop \w+ing\b",
+    r"\b(from now on|going forward|in (the )?future|next time|every time|whenever)\b",
+    r"\b(policy|house style|rule of thumb)\b",
+)
+
+
+def _imperative_clause(clause: str) -> bool:
+    from dctx.capture.verbs import IMPERATIVE_PREFIX, IMPERATIVE_VERBS
+
+    words = re.findall(r"[a-zA-Z'’-]+", clause.lower())
+    i = 0
+    while i < len(words) and words[i] in IMPERATIVE_PREFIX:
+        i += 1
+    if i < len(words) and words[i] in {"don't", "dont", "don’t", "never", "avoid"}:
+        return True
+    if i + 1 < len(words) and words[i] == "do" and words[i + 1] == "not":
+        return True
+    return i < len(words) and words[i] in IMPERATIVE_VERBS
+
+
+def is_directive(sentence: str) -> bool:
+    """Imperative or modal: some clause starts with a command verb, or the sentence states an
+    obligation/preference ("X needs to go to Y", "I want a red-flag line at the top")."""
+    core = strip_filler(sentence)
+    core = _LEAD_CONDITION.sub("", core, count=1)
+    if _imperative_clause(core):
+        return True
+    if MODAL.search(sentence):
+        return True
+    return any(_imperative_clause(strip_filler(c)) for c in _CLAUSE_SPLIT.split(core)[1:] if c)
+
+
 def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKind:
     """Classify one user sentence. In the session's first user turn (no assistant output yet)
     only strongly marked standing directives count as directives."""
@@ -137,39 +190,32 @@ def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKin
     if not text:
         return SentenceKind.OTHER
     core = strip_filler(text)
-    strong = bool(STRONG_DIRECTIVE.search(text))
     if ONE_OFF.search(text):
         return SentenceKind.ONE_OFF
     if WITHDRAWAL.search(text):
         return SentenceKind.WITHDRAWAL
-    starts_directive = bool(DIRECTIVE_START.search(core))
-    is_request = bool(REQUEST.search(core))
+    standing = _standing(text)
     if first_turn:
-        standing = re.search(
-            r"\b(always|never|from now on|going forward|in (the )?future|every time|whenever|"
-            r"policy|make sure|remember)\b",
-            text,
-            re.IGNORECASE,
-        )
-        return SentenceKind.DIRECTIVE if standing else SentenceKind.REQUEST
-    if strong and not (is_request and core.endswith("?") and not _standing(text)):
-        return SentenceKind.DIRECTIVE
-    if starts_directive and not is_request:
+        return SentenceKind.DIRECTIVE if standing and is_directive(text) else SentenceKind.REQUEST
+    if REQUEST.search(core) and not standing:
+        return SentenceKind.REQUEST
+    if ACCEPTANCE.match(core) and not ACCEPTANCE.sub("", core, count=1).strip():
+        return SentenceKind.ACCEPTANCE
+    if is_directive(text):
         return SentenceKind.DIRECTIVE
     if ACCEPTANCE.match(core) or ACCEPTANCE.match(text):
         rest = ACCEPTANCE.sub("", text, count=1).strip()
         if not rest:
             return SentenceKind.ACCEPTANCE
         return classify_sentence(rest)
-    if is_request:
-        return SentenceKind.REQUEST
     return SentenceKind.OTHER
 
 
 def _standing(text: str) -> bool:
     return bool(
         re.search(
-            r"\b(always|never|from now on|going forward|in (the )?future|every time|whenever)\b",
+            r"\b(always|never|from now on|going forward|in (the )?future|every time|whenever|"
+            r"policy|make sure|remember)\b",
             text,
             re.IGNORECASE,
         )

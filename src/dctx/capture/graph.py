@@ -7,6 +7,7 @@ Each user turn, assistant answer and tool call (with its result) is a decision n
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dctx.capture.tool_errors import classify_error, is_error
@@ -20,8 +21,11 @@ from dctx.models import (
     Session,
     new_id,
 )
+from dctx.providers.base import Embedder, Vector
 
 ACCUMULATED_CHARS = 2000  # the tail of the session kept as a node's accumulated content
+EMBED_CHARS = 400  # what of a node's own text is embedded (the encoder reads ~256 tokens)
+ACCUMULATION_DECAY = 0.7  # weight kept by earlier content at each new node
 
 
 @dataclass(slots=True)
@@ -135,3 +139,24 @@ def _subject_of(text: str, subjects: list[str]) -> str | None:
         if s.lower() in low:
             return s
     return None
+
+
+def node_vectors(
+    embedder: Embedder, nodes: Sequence[DecisionNode]
+) -> dict[str, tuple[Vector, Vector]]:
+    """Node embedding and accumulated embedding for each node.
+
+    The accumulated embedding is the decayed running mean of the session's node embeddings up
+    to the node (renormalized): content up to that node, at one encoder pass per node instead
+    of re-encoding an ever longer prefix.
+    """
+    vecs = embedder.embed([n.text[:EMBED_CHARS] for n in nodes])
+    out: dict[str, tuple[Vector, Vector]] = {}
+    acc: dict[str, Vector] = {}
+    for node, vec in zip(nodes, vecs, strict=True):
+        prev = acc.get(node.conversation_id)
+        run = vec if prev is None else ACCUMULATION_DECAY * prev + (1 - ACCUMULATION_DECAY) * vec
+        norm = float((run @ run) ** 0.5) or 1.0
+        acc[node.conversation_id] = run
+        out[node.id] = (vec, (run / norm).astype("float32"))
+    return out

@@ -100,8 +100,21 @@ def name_variants(name: str) -> list[str]:
     )
     if core != name and len(core) >= 3:
         out.append(core)
+    first = core.split()[0] if " " in core else ""
+    if len(first) >= 4 and first[0].isupper() and first not in out:
+        out.append(first)
     return out
 
 
 def generic_term(key: str) -> str:
     return GENERIC_BY_KEY.get(key.lower(), "the subject") if key else "the subject"
+
+
+def mask_names(text: str) -> str:
+    """Replace proper names with a neutral token so that similarity follows the task, not the
+    subject ("Compare Acme and Globex" ~ "How do X and X stack up")."""
+    tracker = SubjectTracker()
+    tracker.observe_text(text)
+    for name in sorted(tracker.subjects(), key=len, reverse=True):
+        text = re.sub(rf"\b{re.escape(name)}\b(?:'s)?", "X", text)
+    return text

@@ -38,8 +38,24 @@ _NUMERIC = re.compile(
     r"<=|<|above|over|more than|greater than|higher than|longer than|exceeds?|>=|>|at least|"
     r"at most|no more than|no less than)\s*[$€£]?\s*(?P<num>\d+(?:[.,]\d+)?)\s*"
     r"(?P<unit>%|percent\b|million\b|billion\b|thousand\b|months?\b|days?\b|weeks?\b|years?\b|"
-    r"hours?\b|mm\b|bn\b|k\b|m\b)?",
+    r"hours?\b|mm\b|bn\b|k\b|m\b)?(?:\s+(?:of|in)\s+(?P<after>[a-z][a-z_ \-]{1,40}))?",
     re.IGNORECASE,
+)
+_QUERY_CONDITION = re.compile(
+    r"\b(i|we|you|they|someone|anyone|the user|a user|people)\b.{0,20}\b(ask|asks|asked|request|"
+    r"requests|want|wants)\b|\b(every|all|any|each)\b",
+    re.IGNORECASE,
+)
+_NO_COMMA = re.compile(
+    r"^(?P<kw>for|with|on)\s+(?P<cond>(?:[\w'-]+\s+){0,5}?(?:clients?|customers?|compan(?:y|ies)|"
+    r"accounts?|users?|tickets?|orders?|cases?|firms?|startups?|businesses|vendors?|merchants?|"
+    r"members?|subscribers?|deals?|filings?|requests?|issues?|bugs?))\s+(?P<main>.+)$",
+    re.IGNORECASE,
+)
+_COND_VERBS = frozenset(
+    """come comes came coming back go goes went show shows say says said return returns returned
+    get gets got look looks seem seems turn turns appear appears happen happens make makes take
+    takes use uses come status there""".split()
 )
 _OPS = {
     "below": "<",
@@ -75,24 +91,33 @@ class Condition:
     qualifier: str  # the qualifier phrase kept in the rule ("for enterprise clients")
     keywords: list[str]
     numeric: NumericCondition | None
+    about_query: bool = False  # "when I ask you to compare", "for every assessment"
 
 
 def split_condition(directive: str, subjects: list[str]) -> Condition | None:
     """Return the directive's condition, or None when it applies unconditionally."""
     text = directive.strip().rstrip(".!")
-    for rx, leading in ((_LEADING, True), (_TRAILING, False)):
+    head, sep, tail = text.partition(",")
+    if sep and _NUMERIC.search(head) and len(tail.split()) >= 2:
+        numeric = parse_numeric(head)
+        if numeric is not None:
+            return Condition(head.strip(), tail.strip(), head.strip(), [], numeric)
+    for rx, leading in ((_LEADING, True), (_NO_COMMA, True), (_TRAILING, False)):
         m = rx.match(text)
         if not m:
             continue
         kw = m.group("kw").lower()
         cond = m.group("cond").strip()
         main = m.group("main").strip()
-        if kw in {"for", "on", "with"} and not _is_class_qualifier(cond, subjects):
+        about_query = bool(_QUERY_CONDITION.search(cond))
+        if kw in {"for", "on", "with"} and not about_query and not _is_class_qualifier(
+            cond, subjects
+        ):
             continue
         if not leading and kw in {"for", "on", "with"} and len(main.split()) < 2:
             continue
         numeric = parse_numeric(cond)
-        keywords = [] if numeric else content_stems(cond, drop_generic=True)
+        keywords = [] if numeric else condition_keywords(cond)
         if not keywords and numeric is None:
             continue
         return Condition(
@@ -101,13 +126,29 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             qualifier=f"{m.group('kw')} {cond}",
             keywords=keywords,
             numeric=numeric,
+            about_query=about_query and numeric is None,
         )
+    numeric = parse_numeric(text)
+    if numeric is not None:  # "anything under 12 months of runway gets flagged"
+        return Condition(text, text, "", [], numeric)
     return None
+
+
+def condition_keywords(cond: str) -> list[str]:
+    """Stems that name what the condition is about (verbs of saying/being dropped)."""
+    return [
+        k
+        for k in content_stems(cond, drop_generic=True)
+        if k not in _COND_VERBS and k not in {"ask", "request", "want", "everi", "each", "all"}
+    ]
 
 
 def _is_class_qualifier(cond: str, subjects: list[str]) -> bool:
     """'for enterprise clients' qualifies; 'for revenue growth' names a topic, not a class."""
-    if any(s.lower() in cond.lower() for s in subjects):
+    from dctx.capture.subjects import name_variants
+
+    low = cond.lower()
+    if any(v.lower() in low for s in subjects for v in name_variants(s)):
         return True
     if not CLASS_NOUNS.search(cond):
         return False
@@ -127,6 +168,8 @@ def parse_numeric(cond: str) -> NumericCondition | None:
     unit = (m.group("unit") or "").lower()
     value *= _SCALE.get(unit, 1.0)
     terms = content_stems(m.group("terms"), drop_generic=True)
+    if m.group("after"):
+        terms.extend(content_stems(m.group("after"), drop_generic=True))
     if unit and unit not in _SCALE and unit not in {"%", "percent"}:
         terms.extend(content_stems(unit))
     if not terms:

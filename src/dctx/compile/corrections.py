@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.subjects import generic_term, name_variants
 from dctx.compile.conditions import Condition, split_condition
-from dctx.compile.phrasing import imperative, rule_type, split_directives
+from dctx.compile.phrasing import drop_preamble, imperative, rule_type, split_directives
 from dctx.models import (
     Evidence,
     EvidenceKind,
@@ -32,6 +32,11 @@ SHARED_SCOPE = re.compile(
     r"\b(everyone|every one of us|the (whole )?team|all of us|our team|team[- ]wide|"
     r"company[- ]wide|org[- ]wide|company policy|our policy|team policy|for all (users|agents|"
     r"analysts|reps|of us)|all agents|across the board|standard practice|house style)\b",
+    re.IGNORECASE,
+)
+UNIVERSAL = re.compile(
+    r"\b(always|never|every time|from now on|going forward|in (the )?future|no matter what|"
+    r"in every|for every|for all|without exception)\b",
     re.IGNORECASE,
 )
 _THIS_SUBJECT = re.compile(
@@ -77,7 +82,7 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     ev = evidence_for(signal, EvidenceKind.CORRECTION)
     out.evidence.append(ev)
     shared = bool(SHARED_SCOPE.search(signal.raw))
-    directive = SHARED_SCOPE.sub("", signal.directive).strip(" ,")
+    directive = drop_preamble(SHARED_SCOPE.sub("", signal.directive).strip(" ,:"))
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
     cond = split_condition(directive, signal.subjects)
     mains = split_directives(cond.main if cond else directive)
@@ -101,7 +106,7 @@ def _build_rule(
     if not body or len(body.split()) < 2:
         return None
     qualifiers: list[str] = []
-    if cond is not None:
+    if cond is not None and cond.qualifier:
         qualifiers.append(cond.qualifier)
     if subject is None:
         body = _generalize(body, signal)
@@ -140,7 +145,10 @@ def _specific_subject(signal: CorrectionSignal, main: str, cond: Condition | Non
     """The subject a rule is about, when the user scoped it to one subject."""
     if cond is not None:
         for subject in signal.subjects:
-            if any(v.lower() in cond.text.lower() for v in name_variants(subject)):
+            if any(
+                re.search(rf"\b{re.escape(v)}\b", cond.text, re.IGNORECASE)
+                for v in name_variants(subject)
+            ):
                 return subject
     mentioned = [
         s
@@ -183,6 +191,15 @@ def _trigger(
             keywords=stems,
             node_id=signal.node_id,
         )
+    if cond is not None and cond.about_query:
+        situation = re.sub(
+            r"^(?:i|we|you|they|someone|anyone|the user|a user|people)\s+(?:ask|asks|asked|request|"
+            r"requests|want|wants)\s+(?:you\s+)?(?:to\s+|for\s+)?|^(?:every|all|any|each)\s+",
+            "",
+            cond.text,
+            flags=re.IGNORECASE,
+        )
+        return Trigger(kind=TriggerKind.QUERY, text=situation, keywords=[], node_id=signal.node_id)
     if cond is not None:
         return Trigger(
             kind=TriggerKind.DATA,
@@ -194,7 +211,9 @@ def _trigger(
     tool = _mentioned_tool(body, signal.tools_seen)
     if tool is not None:
         return Trigger(kind=TriggerKind.TOOL, text=body, tool=tool, node_id=signal.node_id)
-    if rtype is RuleType.FORMAT:
+    if rtype is RuleType.FORMAT or UNIVERSAL.search(signal.directive):
+        # formatting, and directives the user made universal ("always", "from now on"),
+        # apply to every run in scope: no similarity test (Finding 2)
         return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)
     situation = _generalize(signal.query, signal) if signal.query else body
     return Trigger(kind=TriggerKind.QUERY, text=situation, node_id=signal.node_id)

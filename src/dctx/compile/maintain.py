@@ -69,7 +69,10 @@ class Rulebook:
         threshold = SAME_TOPIC_WITH_CUE if _REPLACEMENT_CUE.search(raw) else SAME_TOPIC
         if best is not None and sim >= threshold:
             rule.group = best.group
-            if best.actor == rule.actor and best.scope.subject == rule.scope.subject:
+            same_turn = bool(set(best.evidence_ids) & set(rule.evidence_ids))
+            if same_turn:
+                rule.group = f"{best.group}+{rule.id}"  # one turn's rules never replace each other
+            elif best.actor == rule.actor and best.scope.subject == rule.scope.subject:
                 self._supersede(best, rule)
             else:
                 self.result.log.append(f"conflict group {best.group}: {best.id} vs {rule.id}")

@@ -28,6 +28,7 @@ _FRAMING = [
     (r"^i'?d (?:prefer|rather)(?: (?:if )?you)?\s+", "Prefer "),
     (r"^i (?:prefer|like)\s+(?:it )?(?:when you\s+)?", "Prefer "),
     (r"^(?:we|i) (?:always )?(?:use|prefer)\s+", "Use "),
+    (r"^i (?:want|need|'d like|would like|expect)\s+(?!you\b)", "Include "),
     (r"^(?:it|that|this) (?:should|must|needs to) (?:be|have been)\s+", "Use "),
     (r"^(?:that'?s|this is|it'?s) (?:wrong|incorrect|not right)[,:;.!-]*\s*", ""),
 ]
@@ -64,6 +65,18 @@ CONTENT_CUES = re.compile(
     r"first|skip|refund|ticket|policy|flag|score|risk)\b",
     re.IGNORECASE,
 )
+
+
+def drop_preamble(sentence: str) -> str:
+    """'I need this in our format: open with a score' -> 'open with a score'. A condition before
+    the colon is kept as a leading clause ('Whenever I ask you to compare: table' ->
+    'Whenever I ask you to compare, table')."""
+    head, sep, tail = sentence.partition(":")
+    if not sep or len(tail.split()) < 2 or len(head.split()) > 14:
+        return sentence
+    if re.match(r"^\s*(when(ever)?|if|for|once|any ?time|each time|every time)\b", head, re.I):
+        return f"{head.strip()}, {tail.strip()}"
+    return tail.strip()
 
 
 def imperative(sentence: str) -> str:

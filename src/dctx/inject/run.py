@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dctx.capture.subjects import mask_names
 from dctx.inject.budget import pack
 from dctx.inject.format import rule_line, stage1_messages, system_block
 from dctx.models import Rule, Unit
@@ -45,7 +46,7 @@ class Run:
 
     def __post_init__(self) -> None:
         self.ctx = RunContext.start(self.query)
-        query_vec = self.embedder.embed([self.query])[0]
+        query_vec = self.embedder.embed([mask_names(self.query)])[0]
         found = self.retriever.stage1(
             self.namespace,
             skill=self.skill,
@@ -95,7 +96,8 @@ class Run:
 
     # ------------------------------------------------------------------ internals
     def _deliver(self, found: Sequence[Rule], *, channel: str) -> list[Unit]:
-        fresh = [r for r in found if r.id not in {d.rule.id for d in self.deliveries}]
+        sent = {d.rule.id for d in self.deliveries}
+        fresh = [r for r in found if r.id not in sent]
         chosen, used = pack(fresh, budget=self.token_budget - self.tokens_used, actor=self.actor)
         self.tokens_used += used
         units: list[Unit] = []

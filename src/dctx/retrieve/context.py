@@ -30,7 +30,7 @@ class RunContext:
 
     def add_step(self, tool: str, arguments: dict[str, Any], result: str) -> str:
         """Record one tool call and its result; return the step's text."""
-        args = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+        args = json.dumps(arguments, ensure_ascii=False, sort_keys=True, default=str)
         flat = flatten_json_text(result)
         self.stems.update(content_stems(f"{tool} {flatten_json_text(args)} {flat}"))
         for path, value in numeric_fields(result):
@@ -43,13 +43,13 @@ class RunContext:
 
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
     """A DATA trigger fires when its numeric threshold holds on some field, or when at least
-    half (and at least one) of its keyword stems appear in what the run has seen."""
+    a third (and at least one) of its keyword stems appear in what the run has seen."""
     if trigger.numeric is not None:
         return _numeric_met(trigger.numeric, ctx)
     if not trigger.keywords:
         return False
     hits = sum(1 for k in trigger.keywords if k in ctx.stems)
-    return hits >= 1 and hits * 2 >= len(trigger.keywords)
+    return hits >= 1 and hits * 3 >= len(trigger.keywords)
 
 
 def _numeric_met(cond: NumericCondition, ctx: RunContext) -> bool:

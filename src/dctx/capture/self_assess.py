@@ -1,0 +1,418 @@
+"""Self-assessment: behavioral lessons from the structure of tool calls alone (paper, 4.1).
+
+Reads only tool-call names, arguments and whether each result is an error (and of which class,
+`tool_errors`). The text of user and assistant messages is never read; the text of results only
+decides error vs success and is kept, shortened, as evidence. Tool-only input is deliberate: it
+keeps the analysis on observable patterns.
+
+Within a session, each failing call of tool T starts a chain: later calls of T are retries,
+calls of other tools in between are the "between" calls, until T succeeds or the session moves
+on (more than `MAX_GAP` other calls since the last attempt). The chain is then judged:
+
+- AUTH_REFRESH: an auth error, another tool succeeds in between, T succeeds.
+- MISSING_PREREQUISITE: T is retried with the same arguments (or changed ones taken from the
+  same entity as a new call U in between) and succeeds after U succeeded -> "call U before T".
+- DEAD_SOURCE: a dead/not-found source: T succeeds with another source-like argument, or T never
+  succeeds and a different tool for the same purpose does.
+- RETRY_CHANGED_ARGS: T succeeds with different arguments, nothing else explains it.
+Across sessions, RECURRING_FAILURE: the same tool fails with the same argument value in two or
+more sessions and never succeeds with it.
+
+Not signals: rate limits and transient errors (retried or not), empty results, successful
+narrowing, identical retries with nothing in between, failures never followed by anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from dctx.capture.base import SessionContext, ToolPattern, ToolPatternSignal
+from dctx.capture.tool_errors import ErrorClass, ResultStatus, result_status
+from dctx.models import Session
+
+MAX_GAP = 8  # other-tool calls after the last attempt before the session has moved on
+_NOISE = (ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT)
+_SOURCE_TOKENS = {
+    "source", "sources", "provider", "endpoint", "url", "uri", "host", "hostname", "server",
+    "api", "version", "region", "database", "db", "index", "feed", "vendor", "service", "bucket",
+    "dataset", "repo", "repository", "registry", "mirror", "backend", "connector", "vpc", "cluster",
+}  # fmt: skip
+_GENERIC_TOKENS = {
+    "get", "set", "list", "fetch", "query", "find", "search", "read", "load", "retrieve", "lookup",
+    "create", "update", "delete", "do", "run", "call", "api", "tool", "data", "info", "details",
+    "by", "of", "for", "the", "to", "a", "v1", "v2", "v3", "old", "new", "legacy", "all",
+}  # fmt: skip
+_REFRESH_NAME = re.compile(r"refresh|log_?in|sign_?in|auth|token|session|credential|connect")
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """One tool call and what its result was (error class, empty), without the result text."""
+
+    pos: int  # order among the session's tool calls
+    name: str
+    args: dict[str, Any]
+    key: str  # canonical JSON of args
+    call_index: int
+    result_index: int | None
+    status: ResultStatus | None  # None: no result in the trace
+    error: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and not self.status.is_error
+
+    @property
+    def failed(self) -> bool:
+        return self.status is not None and self.status.is_error
+
+    @property
+    def error_class(self) -> ErrorClass | None:
+        return self.status.error_class if self.status else None
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _short(text: str, limit: int = 160) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def tool_calls(session: Session) -> list[CallOutcome]:
+    """The session's tool calls in order, each with its result's status (tool-only view)."""
+    pending: list[dict[str, Any]] = []
+    by_id: dict[str, int] = {}
+    for msg in session.messages:
+        if msg.role == "assistant":
+            for call in msg.tool_calls:
+                by_id[call.id] = len(pending)
+                pending.append({"call": call, "index": msg.index, "result": None})
+        elif msg.role == "tool" and msg.tool_call_id in by_id:
+            entry = pending[by_id[msg.tool_call_id]]
+            if entry["result"] is None:
+                entry["result"] = msg
+    calls = []
+    for pos, entry in enumerate(pending):
+        res = entry["result"]
+        status = result_status(res.content, flagged=res.is_error) if res is not None else None
+        calls.append(
+            CallOutcome(
+                pos=pos,
+                name=entry["call"].name,
+                args=dict(entry["call"].arguments),
+                key=_canon(entry["call"].arguments),
+                call_index=entry["index"],
+                result_index=res.index if res is not None else None,
+                status=status,
+                error=_short(res.content) if status is not None and status.is_error else "",
+            )
+        )
+    return calls
+
+
+def _tokens(name: str) -> set[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    return {t for t in re.split(r"[^a-z0-9]+", spaced) if t}
+
+
+def _scalars(value: Any) -> Iterable[str]:
+    if isinstance(value, str) and len(value.strip()) >= 3:
+        yield value.strip().lower()
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _scalars(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _scalars(v)
+
+
+def _shares_value(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return bool(set(_scalars(a)) & set(_scalars(b)))
+
+
+def _same_task(failed: dict[str, Any], success: dict[str, Any]) -> bool:
+    """A retry, not unrelated work: with several arguments, at least one is kept."""
+    if len(failed) < 2 or len(success) < 2:
+        return True
+    return any(k in success and _canon(v) == _canon(success[k]) for k, v in failed.items())
+
+
+def _source_changed(failed: dict[str, Any], success: dict[str, Any]) -> bool:
+    changed = {
+        k for k in failed.keys() | success.keys() if _canon(failed.get(k)) != _canon(success.get(k))
+    }
+    return any(_tokens(k) & _SOURCE_TOKENS for k in changed)
+
+
+def _same_purpose(failed: CallOutcome, other: CallOutcome) -> bool:
+    names = (_tokens(failed.name) - _GENERIC_TOKENS) & (_tokens(other.name) - _GENERIC_TOKENS)
+    args = _shares_value(failed.args, other.args) or (
+        bool(failed.args) and failed.args.keys() == other.args.keys()
+    )
+    if failed.error_class == ErrorClass.UNAVAILABLE:
+        return bool(names) or args
+    return bool(names) and (args or not failed.args or not other.args)
+
+
+def _follow(
+    calls: list[CallOutcome], first: CallOutcome
+) -> tuple[list[CallOutcome], list[CallOutcome], CallOutcome | None]:
+    """Retries of `first`'s tool, the other calls in between, and the success (if any)."""
+    attempts: list[CallOutcome] = [first]
+    between: list[CallOutcome] = []
+    gap = 0
+    for call in calls[first.pos + 1 :]:
+        if call.name == first.name:
+            if call.ok:
+                return attempts, between, call
+            if call.failed:
+                attempts.append(call)
+                gap = 0
+            continue
+        gap += 1
+        if gap > MAX_GAP:
+            break
+        between.append(call)
+    return attempts, between, None
+
+
+def _new_helpers(
+    calls: list[CallOutcome], first: CallOutcome, between: list[CallOutcome]
+) -> list[CallOutcome]:
+    """Successful calls of other tools in between that had not already been made before."""
+    before = {(c.name, c.key) for c in calls[: first.pos] if c.ok}
+    return [c for c in between if c.ok and c.name != first.name and (c.name, c.key) not in before]
+
+
+def _judge(
+    first: CallOutcome,
+    between: list[CallOutcome],
+    success: CallOutcome | None,
+    helpers: list[CallOutcome],
+    identical: bool,
+) -> tuple[ToolPattern, CallOutcome | None] | None:
+    """The pattern a chain shows and the other tool involved, or None when it is no lesson."""
+    cls = first.error_class
+    if success is None:
+        if cls in (ErrorClass.UNAVAILABLE, ErrorClass.NOT_FOUND):
+            for call in between:
+                found = call.ok and call.status is not None and not call.status.is_empty
+                if found and _same_purpose(first, call):
+                    return ToolPattern.DEAD_SOURCE, call
+        return None
+    if cls == ErrorClass.AUTH:
+        if helpers:
+            named = [h for h in helpers if _REFRESH_NAME.search(h.name.lower())]
+            return ToolPattern.AUTH_REFRESH, (named or helpers)[-1]
+        return None if identical else (ToolPattern.RETRY_CHANGED_ARGS, None)
+    if identical:
+        if not helpers:
+            return None  # a flaky call: nothing to learn
+        full = [h for h in helpers if h.status is not None and not h.status.is_empty] or helpers
+        linked = [h for h in full if _shares_value(h.args, first.args)]
+        return ToolPattern.MISSING_PREREQUISITE, (linked or full)[-1]
+    if cls == ErrorClass.UNAVAILABLE or (
+        cls == ErrorClass.NOT_FOUND and _source_changed(first.args, success.args)
+    ):
+        return ToolPattern.DEAD_SOURCE, None
+    if not _same_task(first.args, success.args):
+        return None
+    linked = [
+        h
+        for h in helpers
+        if h.status is not None
+        and not h.status.is_empty
+        and (_shares_value(h.args, first.args) or _shares_value(h.args, success.args))
+    ]
+    if linked:
+        return ToolPattern.MISSING_PREREQUISITE, linked[-1]
+    return ToolPattern.RETRY_CHANGED_ARGS, None
+
+
+def _ctx(session: Session) -> SessionContext:
+    return SessionContext(
+        namespace=session.namespace,
+        conversation_id=session.conversation_id,
+        actor=session.actor,
+        skill=session.skill,
+        timestamp=session.timestamp,
+        source=session.source,
+    )
+
+
+def _indexes(*calls: CallOutcome | None) -> list[int]:
+    found = {i for c in calls if c for i in (c.call_index, c.result_index) if i is not None}
+    return sorted(found)
+
+
+def session_signals(
+    session: Session, calls: list[CallOutcome] | None = None
+) -> list[ToolPatternSignal]:
+    """Within-session patterns (everything but RECURRING_FAILURE)."""
+    calls = tool_calls(session) if calls is None else calls
+    consumed: set[int] = set()
+    seen: dict[str, ToolPatternSignal] = {}
+    out: list[ToolPatternSignal] = []
+    for first in calls:
+        if not first.failed or first.pos in consumed or first.error_class in _NOISE:
+            continue
+        attempts, between, success = _follow(calls, first)
+        consumed.update(a.pos for a in attempts)
+        identical = success is not None and success.key in {a.key for a in attempts}
+        verdict = _judge(first, between, success, _new_helpers(calls, first, between), identical)
+        if verdict is None:
+            continue
+        pattern, other = verdict
+        worked = other if pattern == ToolPattern.DEAD_SOURCE and success is None else success
+        signal = ToolPatternSignal(
+            ctx=_ctx(session),
+            pattern=pattern,
+            tool=first.name,
+            failed_args=dict(first.args),
+            success_args=dict(worked.args) if worked else {},
+            other_tool=other.name if other else None,
+            error=first.error,
+            after_tool=calls[first.pos - 1].name if first.pos > 0 else None,
+            message_indexes=_indexes(*attempts, other, success),
+            conversation_ids=[session.conversation_id],
+        )
+        key = _canon([pattern, signal.tool, signal.other_tool, first.key, signal.success_args])
+        if key in seen:  # the same lesson again in this session: one signal, more evidence
+            seen[key].occurrences += 1
+            seen[key].message_indexes = sorted(
+                {*seen[key].message_indexes, *signal.message_indexes}
+            )
+            continue
+        seen[key] = signal
+        out.append(signal)
+    return out
+
+
+def _fix_keys(signals: list[ToolPatternSignal]) -> dict[str, set[str]]:
+    """Per tool, the argument names that a successful retry changed: where its failures lie."""
+    keys: dict[str, set[str]] = defaultdict(set)
+    for sig in signals:
+        if sig.success_args and sig.other_tool is None:
+            both = sig.failed_args.keys() | sig.success_args.keys()
+            keys[sig.tool].update(
+                k for k in both if _canon(sig.failed_args.get(k)) != _canon(sig.success_args.get(k))
+            )
+    return keys
+
+
+def _values(args: dict[str, Any]) -> Iterable[tuple[str, str]]:
+    """(argument, canonical value); a list argument counts item by item."""
+    for key, value in args.items():
+        for item in value if isinstance(value, list) else [value]:
+            yield key, _canon(item)
+
+
+def _merge_nested(
+    clusters: dict[tuple[str, frozenset[tuple[str, int]]], dict[str, Any]],
+) -> list[tuple[str, frozenset[tuple[str, int]], dict[str, Any]]]:
+    """Clusters seen in >= 2 sessions; one whose failures all belong to a larger one of the
+    same tool joins it (values that failed together are one finding)."""
+    ranked = [(t, occ, a) for (t, occ), a in clusters.items() if len({c for c, _ in occ}) >= 2]
+    kept: list[tuple[str, frozenset[tuple[str, int]], dict[str, Any]]] = []
+    for tool, occ, args in sorted(ranked, key=lambda item: -len(item[1])):
+        home = next((k for k in kept if k[0] == tool and occ <= k[1]), None)
+        if home is None:
+            kept.append((tool, occ, dict(args)))
+            continue
+        for key, value in args.items():
+            have = home[2].setdefault(key, value)
+            if isinstance(have, list) and have is not value:
+                have.extend(v for v in value if v not in have)
+    order = [occ for _, occ, _ in ranked]
+    return sorted(kept, key=lambda k: order.index(k[1]))
+
+
+def _recurring(
+    group: list[tuple[Session, list[CallOutcome]]], fix_keys: dict[str, set[str]]
+) -> list[ToolPatternSignal]:
+    """Same tool, same argument value, failing in >= 2 sessions and never succeeding with it.
+
+    Values of a list argument count one by one (`failed_args` then lists the items that never
+    worked). Where retries have shown which arguments a tool's failures hinge on, only those
+    count: an unchanged `user_id` is not why a call failed."""
+    ok_tools = {c.name for _, calls in group for c in calls if c.ok}
+    ok_values = {
+        (c.name, *kv) for _, calls in group for c in calls if c.ok for kv in _values(c.args)
+    }
+    fails = [
+        (s, c) for s, calls in group for c in calls if c.failed and c.error_class not in _NOISE
+    ]
+    clusters: dict[tuple[str, frozenset[tuple[str, int]]], dict[str, Any]] = {}
+    for tool in dict.fromkeys(c.name for _, c in fails):
+        tool_fails = [(s, c) for s, c in fails if c.name == tool]
+        if tool not in ok_tools:  # never works at all: one finding for the tool
+            common = set.intersection(
+                *({(k, _canon(v)) for k, v in c.args.items()} for _, c in tool_fails)
+            )
+            occ = frozenset((s.conversation_id, c.pos) for s, c in tool_fails)
+            first_args = tool_fails[0][1].args
+            clusters[(tool, occ)] = {
+                k: v for k, v in first_args.items() if (k, _canon(v)) in common
+            }
+            continue
+        by_value: dict[tuple[str, str], set[tuple[str, int]]] = defaultdict(set)
+        relevant = fix_keys.get(tool)
+        for s, c in tool_fails:
+            for key, value in _values(c.args):
+                if (tool, key, value) not in ok_values and (not relevant or key in relevant):
+                    by_value[(key, value)].add((s.conversation_id, c.pos))
+        listed = {k for _, c in tool_fails for k, v in c.args.items() if isinstance(v, list)}
+        for (key, value), where in by_value.items():
+            args = clusters.setdefault((tool, frozenset(where)), {})
+            if key in listed:
+                args.setdefault(key, []).append(json.loads(value))
+            else:
+                args[key] = json.loads(value)
+    out = []
+    for tool, occ, args in _merge_nested(clusters):
+        hits = [(s, c) for s, c in fails if c.name == tool and (s.conversation_id, c.pos) in occ]
+        conv_ids = list(dict.fromkeys(s.conversation_id for s, _ in hits))
+        session, first = hits[0]
+        calls = next(calls for s, calls in group if s is session)
+        out.append(
+            ToolPatternSignal(
+                ctx=_ctx(session),
+                pattern=ToolPattern.RECURRING_FAILURE,
+                tool=tool,
+                failed_args=args,
+                error=first.error,
+                after_tool=calls[first.pos - 1].name if first.pos > 0 else None,
+                message_indexes=_indexes(*(c for s, c in hits if s is session)),
+                occurrences=len(hits),
+                conversation_ids=conv_ids,
+            )
+        )
+    return out
+
+
+def assess(sessions: list[Session]) -> list[ToolPatternSignal]:
+    """All self-assessment signals: per-session patterns in session order, then recurring
+    failures per (namespace, skill)."""
+    groups: dict[tuple[str, str], list[tuple[Session, list[CallOutcome]]]] = defaultdict(list)
+    found: dict[tuple[str, str], list[ToolPatternSignal]] = defaultdict(list)
+    out: list[ToolPatternSignal] = []
+    for session in sessions:
+        calls = tool_calls(session)
+        where = (session.namespace, session.skill)
+        groups[where].append((session, calls))
+        signals = session_signals(session, calls)
+        found[where].extend(signals)
+        out.extend(signals)
+    for where, group in groups.items():
+        out.extend(_recurring(group, _fix_keys(found[where])))
+    return out
+
+
+__all__ = ["MAX_GAP", "CallOutcome", "assess", "session_signals", "tool_calls"]

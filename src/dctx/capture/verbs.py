@@ -1,0 +1,29 @@
+"""Base-form verbs that open an imperative directive ("skip the KB", "open with a score").
+
+A sentence is only read as a directive when a clause of it is imperative or modal: correction
+cue words alone ("instead", "wrong") also appear in descriptions and reasons.
+"""
+
+from __future__ import annotations
+
+IMPERATIVE_VERBS = frozenset(
+    """accept acknowledge add address adjust advise alert allow annotate answer append apply
+    archive ask assign attach avoid bcc begin bold break bring build bump calculate call cancel
+    cap capitalize cc change check choose cite clarify classify clear close collect combine
+    compare compute confirm consider contact convert copy correct create cross-check cut default
+    defer delete denote describe disclose display do document double-check drop email emphasize
+    end enter escalate estimate exclude expand explain express fetch file fill filter finish flag
+    focus follow format forward frame get give go group hand handle highlight hold ignore include
+    indicate keep label lead leave limit link list log look loop make mark mention merge message
+    move name note notify offer omit open order organize pass paste phrase pick place point post
+    prefer prefix present prioritize prioritise pull push put quote rank rate read recommend
+    record redact refer refund reject remind remove rename reply report request reroute resolve
+    respond restate return review round route run save say schedule search send separate set
+    show sign skip sort specify split start state stick summarize summarise surface switch tag
+    take tell treat trim try update use verify warn wrap write""".split()
+)
+
+# Adverbs and particles that may precede the verb of an imperative.
+IMPERATIVE_PREFIX = frozenset(
+    "please also always never just then first only still kindly definitely".split()
+)
