@@ -146,10 +146,11 @@ _LEAD_CONDITION = re.compile(
 MODAL = _rx(
     r"\byou (should|need to|must|have to|ought to|'?ll want to|can just)\b",
     r"\b(make sure|be sure to|remember to)\b",
-    r"\bi (want|need|'d like|would like|prefer|'d prefer|would prefer|'d rather|would rather|"
-    r"expect|like it when)\b",
+    r"\bi (want|need|'d like|would like|expect) you to\b",
+    r"\bi (prefer|'d prefer|would prefer|'d rather|would rather|like it when)\b(?! not to be)",
     r"\bwe (always|never|use|need|prefer|require|want|expect)\b",
-    r"\b(should|must|needs? to|has to|have to|ought to) (always |never |not |only |also )?\w+",
+    r"(?<!\bi )(?<!\bthere )(?<!\bit )(?<!\bthat )(?<!\bthis )\b(should|must|needs? to|has to|"
+    r"have to|ought to) (always |never |not |only |also )?(?!be (some|a|an)\b)\w+",
     r"\b(no need to|there'?s no point|no point (in )?\w+ing|is pointless|not worth \w+ing)\b",
     r"\bstop \w+ing\b",
     r"\b(from now on|going forward|in (the )?future|next time|every time|whenever)\b",
@@ -171,6 +172,23 @@ def _imperative_clause(clause: str) -> bool:
     return i < len(words) and words[i] in IMPERATIVE_VERBS
 
 
+_WANT_STANDING = re.compile(
+    r"\bi (want|need|'d like|would like)\b.{0,80}$", re.IGNORECASE
+)
+_STANDING_CONTEXT = re.compile(
+    r"\b(always|never|every|anything|whenever|going forward|from now on|each|any time)\b|"
+    r"^\W*(when|if|for)\b",
+    re.IGNORECASE,
+)
+
+
+_TASK_BOUND = re.compile(
+    r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{5,}\b|\b(my|mine)\b|"
+    r"\bi(\s+\w+){0,2}\s+(need|have|must|should|want)\b",
+    re.IGNORECASE,
+)
+
+
 def is_directive(sentence: str) -> bool:
     """Imperative or modal: some clause starts with a command verb, or the sentence states an
     obligation/preference ("X needs to go to Y", "I want a red-flag line at the top")."""
@@ -180,6 +198,8 @@ def is_directive(sentence: str) -> bool:
         return True
     if MODAL.search(sentence):
         return True
+    if _WANT_STANDING.search(sentence) and _STANDING_CONTEXT.search(strip_filler(sentence)):
+        return True  # "anything under 12 months of runway, I want a red-flag line at the top"
     return any(_imperative_clause(strip_filler(c)) for c in _CLAUSE_SPLIT.split(core)[1:] if c)
 
 
@@ -199,6 +219,8 @@ def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKin
         return SentenceKind.DIRECTIVE if standing and is_directive(text) else SentenceKind.REQUEST
     if REQUEST.search(core) and not standing:
         return SentenceKind.REQUEST
+    if not standing and _TASK_BOUND.search(text) and not _LEAD_CONDITION.match(core):
+        return SentenceKind.REQUEST  # "Cancel XEHM4B", "I really need to change my flight"
     if ACCEPTANCE.match(core) and not ACCEPTANCE.sub("", core, count=1).strip():
         return SentenceKind.ACCEPTANCE
     if is_directive(text):

@@ -14,6 +14,7 @@ from typing import Any
 
 from dctx.capture.base import SessionContext, ToolPattern, ToolPatternSignal
 from dctx.capture.tool_errors import ErrorClass, result_status
+from dctx.compile.tool_rules import SOURCE_KEY as _SOURCE_KEY
 from dctx.models import Session
 from dctx.store.base import Store
 
@@ -48,6 +49,8 @@ def _failures(session: Session) -> list[tuple[str, str, Any, str, int]]:
         if any(t == tool and not f for t, _, f, _, _, _ in calls[i + 1 :]):
             continue  # recovered later in the session: retry patterns cover it
         for key, value in args.items():
+            if not _SOURCE_KEY.search(key):
+                continue
             if isinstance(value, str | int | float | bool) and len(str(value)) <= 80:
                 out.append((tool, key, value, text[:200], index))
     return out

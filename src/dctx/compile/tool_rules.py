@@ -34,6 +34,11 @@ _DATE_SHAPES = [
     (re.compile(r"^\d{8}$"), "YYYYMMDD"),
 ]
 _IDENTIFIER = re.compile(r"^[A-Za-z]{0,6}[-_#]?\d[\w-]*$")
+SOURCE_KEY = re.compile(
+    r"(source|feed|provider|endpoint|api|region|version|format|mode|channel|queue|team|method|"
+    r"type|dataset|index|database|\bdb\b|server|host|url|vendor|service|exchange|market|backend)",
+    re.IGNORECASE,
+)
 
 
 def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | None:
@@ -120,8 +125,12 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
     if signal.pattern is ToolPattern.RECURRING_FAILURE:
         if not signal.failed_args:
             return f"Avoid calling {tool}; it keeps failing."
-        shown = ", ".join(f"{k}={_show(v)}" for k, v in sorted(signal.failed_args.items())[:3])
-        return f"Avoid calling {tool} with {shown}."
+        if len(signal.failed_args) != 1:
+            return None  # the failing argument is not identified: no lesson to state
+        [(key, value)] = signal.failed_args.items()
+        if not SOURCE_KEY.search(key) or not isinstance(value, str | int | float | bool):
+            return None  # an entity's id or a payload failing is about that entity, not the tool
+        return f"Avoid calling {tool} with {key}={_show(value)}."
     return None
 
 
