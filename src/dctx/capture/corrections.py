@@ -128,6 +128,11 @@ _ANAPHOR = re.compile(
     r"approach| layout| structure)?\b\s*(?P<rest>.*)$",
     re.IGNORECASE,
 )
+_WHOLE_TURN_ONE_OFF = re.compile(
+    r"\b(all|these|those|everything)\b[^.]{0,30}\b(just|only)\b[^.]{0,20}\bthis\b|"
+    r"\bback to normal\b|\bafter this (one|memo|report|ticket|time)\b",
+    re.IGNORECASE,
+)
 _COND_SENTENCE = re.compile(r"\b(when(?:ever)?|if|once)\b\s+(?P<cond>[^,]{3,120}?)(?=,|\s+there|\s+it|"
                             r"\s+you|\s+we|$)", re.IGNORECASE)
 
@@ -138,6 +143,9 @@ def _classify_turn(
     kinds: list[SentenceKind] = []
     directives: list[tuple[SentenceKind, str]] = []
     parts = sentences(text)
+    if _WHOLE_TURN_ONE_OFF.search(text):
+        # "a few tweaks, all just for this memo: ...; back to normal after this one"
+        return [SentenceKind.ONE_OFF] * len(parts), []
     for k, sentence in enumerate(parts):
         kind = classify_sentence(sentence, first_turn=first_turn)
         kinds.append(kind)

@@ -19,7 +19,9 @@ CLASS_NOUNS = re.compile(
     r"startups?|businesses|business|vendors?|merchants?|members?|subscribers?|plans?|tiers?|"
     r"deals?|contracts?|reports?|filings?|quarters?|segments?|regions?|markets?|sectors?|"
     r"industr(y|ies)|products?|requests?|issues?|incidents?|claims?|transactions?|payments?|"
-    r"invoices?|loans?|portfolios?|funds?|stocks?|bonds?|banks?|ones?)\b",
+    r"invoices?|loans?|portfolios?|funds?|stocks?|bonds?|banks?|ones?|items?|goods|packages?|"
+    r"shipments?|devices?|bookings?|reservations?|subscriptions?|licen[cs]es?|refunds?|bugs?|"
+    r"emails?|messages?|calls?|chats?|returns?|companies|startups?|deals?)\b",
     re.IGNORECASE,
 )
 _LEADING = re.compile(

@@ -103,8 +103,8 @@ def _build_rule(
     ctx = signal.ctx
     subject = _specific_subject(signal, main, cond)
     body = imperative(main)
-    if not body or len(body.split()) < 2:
-        return None
+    if not body or len(content_stems(body, drop_generic=True)) < 2:
+        return None  # "make it better": no behavior named, nothing to apply elsewhere
     qualifiers: list[str] = []
     if cond is not None and cond.qualifier:
         qualifiers.append(cond.qualifier)

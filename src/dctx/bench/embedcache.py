@@ -1,0 +1,49 @@
+"""A per-process embedding cache shared by every approach on a scenario.
+
+The baselines embed the same seed chunks and queries (doc_naive and doc_chunk share chunk
+texts); caching by text makes each distinct text cost one forward pass per process.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from dctx.providers.base import Embedder, Vector
+
+
+class CachedEmbedder:
+    """Wraps an Embedder; same `id` and `dim`, so stores see the real embedder's identity."""
+
+    def __init__(self, inner: Embedder, max_entries: int = 20_000) -> None:
+        self.inner = inner
+        self.id = inner.id
+        self.dim = inner.dim
+        self.max_entries = max_entries
+        self._cache: OrderedDict[str, Vector] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        todo: dict[str, list[int]] = {}
+        for i, t in enumerate(texts):
+            vec = self._cache.get(t)
+            if vec is None:
+                todo.setdefault(t, []).append(i)
+            else:
+                self._cache.move_to_end(t)
+                out[i] = vec
+                self.hits += 1
+        if todo:
+            fresh = list(todo)
+            self.misses += len(fresh)
+            vecs = np.asarray(self.inner.embed(fresh), dtype=np.float32)
+            for t, vec in zip(fresh, vecs, strict=True):
+                out[todo[t]] = vec
+                self._cache[t] = vec.copy()
+            while len(self._cache) > self.max_entries:
+                self._cache.popitem(last=False)
+        return out

@@ -1,0 +1,328 @@
+"""Performance benchmark: injection latency against rulebook size, capture throughput, memory.
+
+For each rulebook size (default 5, 500, 5,000, 50,000 rules) a synthetic but realistic rulebook
+is written straight into a real SQLite store through `CaptureBatch`: rules of every trigger
+kind (always / query / data keywords / data thresholds / tool, up front and after a tool),
+spread over several actors and skills, with a few conflict groups. Vectors are real embedder
+vectors: a few hundred distinct texts are embedded once and reused with a small perturbation
+per rule, so building 50,000 rules does not mean 100,000 forward passes.
+
+Measured (p50 / p95 in milliseconds, query/step embedding included):
+- stage 1: `Memory.start` (embed the query, select the up-front rules, pack them);
+- stage 2: one decision point, `Run.observe` of a tool result;
+each in three states: `cold` (first call after a store change, on a new text: the rule
+snapshot is rebuilt and the text embedded), `new_text` (snapshot warm, text not seen before)
+and `cached` (the same text again: everything warm).
+
+Capture throughput is messages per second over generated sessions with corrections, failing
+and retried tool calls, with `embed_nodes=False`: one `Memory.capture` call per session (how an
+agent integration captures) and all sessions in one call (how `dctx capture FILE` does). Peak
+RSS is the process's high-water mark (`resource.getrusage`). The data is in `perf_data.py`.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dctx.bench.perf_data import (
+    ACTOR,
+    SKILL,
+    TOOLS,
+    FreshTexts,
+    TextBank,
+    bank_texts,
+    synthetic_rules,
+    synthetic_sessions,
+    write_rules,
+)
+from dctx.capture.parse import parse_messages
+from dctx.errors import ConfigError
+from dctx.memory import Memory
+from dctx.models import RuleStatus
+from dctx.providers.base import Embedder
+from dctx.providers.embedders import get_embedder
+from dctx.store.registry import open_store
+
+DEFAULT_SIZES = (5, 500, 5_000, 50_000)
+TARGETS = {
+    "stage2_cached_p50_ms@500": 2.0,
+    "stage2_cached_p50_ms@50000": 20.0,
+    "capture_messages_per_s": 2000.0,
+}
+
+# --------------------------------------------------------------------------- measurement
+
+
+@dataclass(slots=True)
+class Stat:
+    p50_ms: float
+    p95_ms: float
+    n: int
+
+    @classmethod
+    def of(cls, samples_ns: Sequence[int]) -> Stat:
+        ms = np.asarray(samples_ns, dtype=np.float64) / 1e6
+        return cls(
+            round(float(np.percentile(ms, 50)), 3), round(float(np.percentile(ms, 95)), 3), len(ms)
+        )
+
+
+@dataclass(slots=True)
+class SizeResult:
+    rules: int
+    visible: int  # rules whose scope admits the measured actor and skill
+    write_s: float
+    stage1: dict[str, Stat] = field(default_factory=dict)  # cold / new_text / cached
+    stage2: dict[str, Stat] = field(default_factory=dict)
+    delivered_stage1: int = 0
+    delivered_stage2: int = 0
+
+
+@dataclass(slots=True)
+class CaptureResult:
+    mode: str  # per_session | batch
+    sessions: int
+    messages: int
+    seconds: float
+    messages_per_s: float
+    rules: int
+
+
+@dataclass(slots=True)
+class PerfResult:
+    embedder: str
+    python: str
+    sizes: list[SizeResult]
+    capture: list[CaptureResult]
+    peak_rss_mb: float
+    ratios: dict[str, float]
+    targets: list[dict[str, Any]]
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def peak_rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024, 1)
+
+
+STEP_CALL = {"name": "get_segments", "arguments": {"company": "Corvid", "period": "FY2025"}}
+STEP_RESULT = (
+    '{"company": "Corvid", "period": "FY2025", "segments": [{"name": "Data Center", '
+    '"revenue": 2985.0, "revenue_prior": 2301.2}, {"name": "Automotive", "revenue": 1425.0, '
+    '"revenue_prior": 1569.4}], "runway_months": 9, "operating_margin": 22.9}'
+)
+# Close to the situations QUERY rules were learned in, so stage 1 takes its full path
+# (similarity, then BM25 full-text search and fusion) in every state, cached included.
+QUERY = "Summarize Corvid Semiconductor's quarterly results."
+
+
+def _series(count: int, setup: Callable[[int], Callable[[], Any]]) -> tuple[Stat, Any]:
+    """Time `count` calls; `setup(i)` prepares one (untimed) and returns the call to time."""
+    samples, out = [], None
+    for i in range(count):
+        call = setup(i)
+        t0 = time.perf_counter_ns()
+        out = call()
+        samples.append(time.perf_counter_ns() - t0)
+    return Stat.of(samples), out
+
+
+def measure_size(
+    mem: Memory, size: int, write_s: float, *, iterations: int, cold: int, texts: FreshTexts
+) -> SizeResult:
+    toggle = mem.rules()[0].id
+    snap = mem.retriever.snapshot(mem.namespace)
+    visible = len(mem.retriever.visible(snap, skill=SKILL, actor=ACTOR))
+    out = SizeResult(rules=size, visible=visible, write_s=round(write_s, 2))
+
+    def start(query: str) -> Any:
+        return mem.start(actor=ACTOR, skill=SKILL, query=query, tools=list(TOOLS[:8]))
+
+    def touch(i: int) -> None:  # any change to the namespace's rules invalidates the snapshot
+        status = RuleStatus.DISABLED if i % 2 == 0 else RuleStatus.ACTIVE
+        mem.store.set_rule_status(toggle, status, note="perf benchmark")
+
+    def stage1(fresh_store: bool, fresh_text: bool) -> Callable[[int], Callable[[], Any]]:
+        def setup(i: int) -> Callable[[], Any]:
+            if fresh_store:
+                touch(i)
+            return partial(start, texts.query() if fresh_text else QUERY)
+
+        return setup
+
+    def stage2(fresh_store: bool, fresh_text: bool) -> Callable[[int], Callable[[], Any]]:
+        def setup(i: int) -> Callable[[], Any]:
+            run = start(QUERY)  # a fresh run each time: its first decision point is timed
+            if fresh_store:
+                touch(i + 1)
+            return partial(run.observe, STEP_CALL, texts.result() if fresh_text else STEP_RESULT)
+
+        return setup
+
+    out.stage1["cold"], _ = _series(cold, stage1(True, True))
+    start(QUERY)  # warm the snapshot again
+    out.stage1["new_text"], _ = _series(iterations, stage1(False, True))
+    out.stage1["cached"], run = _series(iterations, stage1(False, False))
+    out.delivered_stage1 = len(run.units)
+    out.stage2["cold"], _ = _series(cold, stage2(True, True))
+    out.stage2["new_text"], _ = _series(iterations, stage2(False, True))
+    out.stage2["cached"], units = _series(iterations, stage2(False, False))
+    out.delivered_stage2 = len(units)
+    return out
+
+
+def measure_capture(
+    embedder: Embedder, folder: Path, sessions: int, *, batch: bool
+) -> CaptureResult:
+    """Capture generated sessions into a fresh store: one `Memory.capture` call per session
+    (how an agent integration captures), or all at once (`capture_sessions`, how
+    `dctx capture FILE` does). Parsing is included in both."""
+    data = synthetic_sessions(sessions)
+    name = "capture-batch.db" if batch else "capture.db"
+    mem = Memory(open_store(str(folder / name)), embedder=embedder, embed_nodes=False)
+    stamps = [f"2026-02-{1 + i % 28:02d}T{i % 24:02d}:00:00Z" for i in range(len(data))]
+    with mem:
+        messages = sum(len(m) for _, _, m in data)
+        t0 = time.perf_counter()
+        if batch:
+            parsed = [
+                parse_messages(msgs, actor=actor, skill=SKILL, conversation_id=conv, timestamp=ts)
+                for (actor, conv, msgs), ts in zip(data, stamps, strict=True)
+            ]
+            mem.capture_sessions(parsed)
+        else:
+            for (actor, conv, msgs), ts in zip(data, stamps, strict=True):
+                mem.capture(msgs, actor=actor, skill=SKILL, conversation_id=conv, timestamp=ts)
+        seconds = time.perf_counter() - t0
+        rules = len(mem.rules())
+    return CaptureResult(
+        mode="batch" if batch else "per_session",
+        sessions=len(data),
+        messages=messages,
+        seconds=round(seconds, 2),
+        messages_per_s=round(messages / seconds, 1),
+        rules=rules,
+    )
+
+
+# --------------------------------------------------------------------------- driver
+
+
+@contextmanager
+def _workdir(path: str | None) -> Iterator[Path]:
+    if path is not None:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        yield Path(path)
+        return
+    with tempfile.TemporaryDirectory(prefix="dctx-perf-") as tmp:
+        yield Path(tmp)
+
+
+def run_perf(
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    *,
+    embedder: str | Embedder | None = "minilm",
+    iterations: int = 40,
+    cold: int = 8,
+    capture_sessions: int = 250,
+    workdir: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> PerfResult:
+    """Run the whole benchmark; `progress` receives one line per phase."""
+    if not sizes or any(s < 1 for s in sizes):
+        raise ConfigError("--sizes needs positive rule counts, e.g. 5,500,5000")
+    say = progress or (lambda _msg: None)
+    started = time.perf_counter()
+    emb = get_embedder(embedder)
+    results: list[SizeResult] = []
+    texts = FreshTexts()  # one counter for the whole run: a "new" text is never seen twice
+    with _workdir(workdir) as folder:
+        say("embedding the text bank")
+        bank = TextBank.build(emb, bank_texts())
+        mem = Memory(open_store(str(folder / "rulebook.db")), embedder=emb, embed_nodes=False)
+        with mem:
+            have = 0
+            for size in sorted(set(sizes)):
+                say(f"writing {size:,} rules")
+                t0 = time.perf_counter()
+                write_rules(mem, bank, synthetic_rules(size - have, start=have))
+                have = size
+                write_s = time.perf_counter() - t0
+                say(f"measuring at {size:,} rules")
+                big = size >= 20_000
+                results.append(
+                    measure_size(
+                        mem,
+                        size,
+                        write_s,
+                        iterations=max(10, iterations // 2) if big else iterations,
+                        cold=max(3, cold // 2) if big else cold,
+                        texts=texts,
+                    )
+                )
+        capture: list[CaptureResult] = []
+        if capture_sessions > 0:
+            for batch in (False, True):
+                say(f"capturing {capture_sessions} sessions ({'batch' if batch else 'one by one'})")
+                capture.append(measure_capture(emb, folder, capture_sessions, batch=batch))
+    return PerfResult(
+        embedder=emb.id,
+        python=sys.version.split()[0],
+        sizes=results,
+        capture=capture,
+        peak_rss_mb=peak_rss_mb(),
+        ratios=_ratios(results),
+        targets=_targets(results, capture),
+        seconds=round(time.perf_counter() - started, 1),
+    )
+
+
+def _ratios(results: list[SizeResult]) -> dict[str, float]:
+    if len(results) < 2:
+        return {}
+    lo, hi = results[0], results[-1]
+    out = {}
+    for stage in ("stage1", "stage2"):
+        for state in ("cold", "cached"):
+            a = getattr(lo, stage)[state].p50_ms
+            b = getattr(hi, stage)[state].p50_ms
+            out[f"{stage}_{state}_p50 {hi.rules}/{lo.rules}"] = round(b / a, 2) if a else 0.0
+    return out
+
+
+def _targets(results: list[SizeResult], capture: list[CaptureResult]) -> list[dict[str, Any]]:
+    by_size = {r.rules: r for r in results}
+    out = []
+    for name, limit in TARGETS.items():
+        if name.startswith("stage2"):
+            size = int(name.rsplit("@", 1)[1])
+            if size not in by_size:
+                continue
+            value = by_size[size].stage2["cached"].p50_ms
+            out.append({"target": name, "limit": limit, "measured": value, "ok": value <= limit})
+        else:
+            for cap in capture:
+                value = cap.messages_per_s
+                out.append(
+                    {
+                        "target": f"{name} ({cap.mode})",
+                        "limit": limit,
+                        "measured": value,
+                        "ok": value >= limit,
+                    }
+                )
+    return out

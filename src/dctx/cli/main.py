@@ -1,0 +1,99 @@
+"""The `dctx` command line: nouns as subcommands, --json on every read command, every option
+also from a DCTX_* environment variable, errors as one line naming the fix (exit 2: fix your
+input; exit 1: something failed at run time; DCTX_DEBUG=1 shows the traceback).
+
+    dctx demo                                    the whole job on bundled data, offline
+    dctx capture sessions.jsonl                  learn rules from trace files
+    dctx rules [show|edit|disable|enable|approve|delete|export|import|explain]
+    dctx inject --actor A --skill S -q QUERY     what a run would be handed
+    dctx forget --actor A                        delete everything derived from an actor
+    dctx bench [perf]                            DC-Bench and the performance benchmark
+"""
+
+from __future__ import annotations
+
+import logging
+
+import typer
+
+from dctx import __version__
+from dctx.cli import _common as c
+from dctx.cli import rules as rules_cli
+from dctx.cli.capture import capture
+from dctx.cli.demo import demo
+from dctx.cli.forget import forget
+from dctx.cli.inject import inject
+from dctx.cli.perf import perf_command
+
+log = logging.getLogger("dctx")
+
+app = typer.Typer(
+    name="dctx",
+    cls=c.DctxGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    db: c.DbOption = None,
+    embedder: c.EmbedderOption = None,
+    namespace: c.NamespaceOption = None,
+) -> None:
+    """Decision Context: persistent behavioral memory for tool-using LLM agents.
+
+    Learns from human corrections and tool-call failures in agent traces, compiles them into
+    short RULE directives, and delivers each at the decision point where it applies.
+
+    Start with:  dctx demo
+
+    Then:  dctx capture my_sessions.jsonl && dctx rules
+
+    --db, --embedder and --namespace may be given here or after any command.
+    """
+    c.remember(ctx, db, embedder, namespace)
+
+
+@app.command("version")
+def version(as_json: c.JsonOption = False) -> None:
+    """Print the dctx version. Example: dctx version --json"""
+    if as_json:
+        c.print_json({"version": __version__})
+    else:
+        c.console().print(f"dctx {__version__}")
+
+
+app.command("capture")(capture)
+app.command("inject")(inject)
+app.command("forget")(forget)
+app.command("demo")(demo)
+app.add_typer(rules_cli.app, name="rules")
+
+
+def _bench_app() -> typer.Typer:
+    """DC-Bench's sub-app with `perf` added; `perf` alone if DC-Bench cannot be imported."""
+    try:
+        from dctx.bench.cli import bench_app
+    except Exception as exc:  # a broken optional part must not take the whole CLI down
+        log.debug("dctx bench unavailable: %s", exc)
+        bench_app = typer.Typer(
+            help="Benchmarks (DC-Bench could not be loaded; only perf is available).",
+            no_args_is_help=True,
+        )
+    bench_app.command("perf")(perf_command)
+    return bench_app
+
+
+app.add_typer(_bench_app(), name="bench")
+
+
+def main() -> None:  # pragma: no cover - the console script calls `app` directly
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,524 @@
+"""The embedded store: one SQLite file in WAL mode, safe for several threads and processes.
+
+Writes run in `BEGIN IMMEDIATE` transactions (one writer at a time, readers never blocked);
+nested `transaction()` calls join the outer one through savepoints, so a failing inner block
+undoes only itself and an exception reaching the outer block undoes everything. Connections
+come from a small pool (`_pool.py`); an in-memory store is one shared connection. Full-text
+search is FTS5 (BM25) over rule text + trigger text. Every sqlite3 error is mapped onto
+`StoreError`; a path that cannot hold a database is a `ConfigError` naming it. The statements
+themselves live in `sqlite_ops.py`, the schema in `sqlite_migrations.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dctx.errors import ConfigError, EmbedderMismatchError, NotFoundError, StoreError
+from dctx.models import (
+    DecisionNode,
+    Edge,
+    EdgeType,
+    Evidence,
+    EvidenceKind,
+    Rule,
+    RuleStatus,
+    utcnow,
+)
+from dctx.store import sqlite_ops as ops
+from dctx.store._pool import ConnectionPool
+from dctx.store._rows import (
+    RULE_COLUMNS,
+    blobs_to_matrix,
+    gc_paused,
+    rule_to_row,
+    rules_from_rows,
+    vector_to_blob,
+)
+from dctx.store.base import CaptureBatch, RuleIndex, Vector
+from dctx.store.migrations import MIGRATIONS_TABLE
+from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
+
+_TOKEN = re.compile(r"\w+")
+_MAX_QUERY_TOKENS = 64
+_IN = ops.IN
+_CREATED = RULE_COLUMNS.index("created_at")
+
+
+def fts_query(text: str) -> str | None:
+    """A safe FTS5 query for arbitrary user text: each word quoted, ORed (None if no words).
+
+    Quoting turns every token into a string literal, so operators, quotes, colons or
+    parentheses in the input can never cause an FTS5 syntax error.
+    """
+    tokens = list(dict.fromkeys(t.lower() for t in _TOKEN.findall(text)))[:_MAX_QUERY_TOKENS]
+    return " OR ".join(f'"{t}"' for t in tokens) or None
+
+
+@contextmanager
+def _mapped(path: str) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(f"SQLite store {path}: {exc}") from exc
+
+
+def _close_quietly(conn: sqlite3.Connection) -> None:
+    with suppress(sqlite3.Error):
+        conn.close()
+
+
+def _rollback_quietly(conn: sqlite3.Connection, savepoint: str | None = None) -> None:
+    # The original exception matters more than a failed rollback (SQLite has then already
+    # rolled the transaction back itself).
+    with suppress(sqlite3.Error):
+        if savepoint is None:
+            conn.execute("ROLLBACK")
+        else:
+            conn.execute(f"ROLLBACK TO {savepoint}")
+            conn.execute(f"RELEASE {savepoint}")
+
+
+def _checked_path(raw: str) -> str:
+    path = Path(raw).expanduser().absolute()
+    if path.is_dir():
+        raise ConfigError(f"the dctx store path {path} is a directory; name a file in it")
+    if not path.parent.is_dir():
+        raise ConfigError(
+            f"cannot create the dctx store {path}: directory {path.parent} does not exist"
+        )
+    if path.exists():
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise ConfigError(f"the dctx store {path} is not readable and writable")
+    elif not os.access(path.parent, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"cannot create the dctx store {path}: directory {path.parent} is not writable"
+        )
+    return str(path)
+
+
+class _Ledger:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def applied(self) -> list[str]:
+        return ops.ids(self._conn, f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY rowid", ())
+
+    def record(self, name: str) -> None:
+        self._conn.execute(
+            f"INSERT INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?)", (name, utcnow())
+        )
+
+
+def _vector_rows(
+    pairs: dict[str, tuple[Vector, Vector]], kinds: tuple[str, str]
+) -> list[ops.VectorRow]:
+    rows = []
+    for owner, pair in pairs.items():
+        for kind, vector in zip(kinds, pair, strict=True):
+            dim, blob = vector_to_blob(vector, owner=owner)
+            rows.append((owner, kind, dim, blob))
+    return rows
+
+
+def _unit_rows(matrix: Vector) -> Vector:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.asarray(matrix / np.where(norms == 0, 1.0, norms), dtype=np.float32)
+
+
+class SQLiteStore:
+    """`Store` on SQLite. `path` is a file (created if absent) or ":memory:"."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        migrate: bool = True,
+        busy_timeout: float = 30.0,
+    ) -> None:
+        raw = os.fspath(path)
+        self._memory = raw in ("", ":memory:")
+        self.path = ":memory:" if self._memory else _checked_path(raw)
+        self.url = f"sqlite:///{self.path}"
+        self._busy_ms = int(busy_timeout * 1000)
+        self._local = threading.local()
+        self._pool: ConnectionPool[sqlite3.Connection] = ConnectionPool(
+            self._connect, _close_quietly, max_size=1 if self._memory else None
+        )
+        self._pool.release(self._pool.acquire())  # a bad path fails here, not later
+        if migrate:
+            self.migrate()
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r})"
+
+    # --- connections and transactions ----------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                timeout=self._busy_ms / 1000,
+                isolation_level=None,  # we issue BEGIN / COMMIT ourselves
+                check_same_thread=False,  # the pool hands it to one thread at a time
+            )
+        except sqlite3.Error as exc:
+            raise ConfigError(f"cannot open the dctx store {self.path}: {exc}") from exc
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA secure_delete = ON")  # forgotten data is overwritten
+            if not self._memory:
+                self._enable_wal(conn)
+                conn.execute("PRAGMA synchronous = NORMAL")  # in WAL mode: crash-safe
+        except sqlite3.Error as exc:
+            _close_quietly(conn)
+            if getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB":
+                raise ConfigError(f"{self.path} is not a SQLite database") from exc
+            raise StoreError(f"SQLite store {self.path}: {exc}") from exc
+        return conn
+
+    def _enable_wal(self, conn: sqlite3.Connection) -> None:
+        """Switch a new file to WAL. The switch fails at once with SQLITE_BUSY (no busy
+        handler) while another process opens the same new file, so retry until the timeout."""
+        deadline, delay = time.monotonic() + self._busy_ms / 1000, 0.002
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorname != "SQLITE_BUSY" or time.monotonic() > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
+
+    def _tx_conn(self) -> sqlite3.Connection | None:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        conn = self._tx_conn()
+        if conn is not None:
+            yield from self._savepoint(conn)
+            return
+        conn = self._pool.acquire()
+        self._local.conn, self._local.depth = conn, 0
+        try:
+            with _mapped(self.path):
+                conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                _rollback_quietly(conn)
+                raise
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                _rollback_quietly(conn)
+                raise StoreError(f"SQLite store {self.path}: commit failed: {exc}") from exc
+        finally:
+            self._local.conn = None
+            self._pool.release(conn)
+
+    def _savepoint(self, conn: sqlite3.Connection) -> Iterator[None]:
+        self._local.depth += 1
+        name = f"dctx_sp{self._local.depth}"
+        try:
+            with _mapped(self.path):
+                conn.execute(f"SAVEPOINT {name}")
+            try:
+                yield
+            except BaseException:
+                _rollback_quietly(conn, name)
+                raise
+            with _mapped(self.path):
+                conn.execute(f"RELEASE {name}")
+        finally:
+            self._local.depth -= 1
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        with self.transaction():
+            conn = self._tx_conn()
+            assert conn is not None
+            with _mapped(self.path):
+                yield conn
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """One consistent snapshot for several statements (or the open write transaction)."""
+        conn = self._tx_conn()
+        if conn is not None:
+            with _mapped(self.path):
+                yield conn
+            return
+        conn = self._pool.acquire()
+        try:
+            with _mapped(self.path):
+                conn.execute("BEGIN")
+                try:
+                    yield conn
+                finally:
+                    conn.execute("COMMIT")  # read-only: nothing to undo
+        finally:
+            self._pool.release(conn)
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def migrate(self) -> list[str]:
+        with self._writing() as conn:
+            conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
+                "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            return SQLITE_MIGRATIONS.apply(conn, _Ledger(conn))
+
+    def close(self) -> None:
+        self._pool.close()
+
+    # --- embedder identity -----------------------------------------------------------------
+
+    def embedder_id(self) -> str | None:
+        with self._reading() as conn:
+            return ops.meta(conn, "embedder_id")
+
+    def set_embedder_id(self, embedder_id: str, *, force: bool = False) -> None:
+        with self._writing() as conn:
+            stored = ops.meta(conn, "embedder_id")
+            if stored == embedder_id:
+                return
+            if stored is not None and not force:
+                raise EmbedderMismatchError(stored, embedder_id)
+            ops.set_meta(conn, "embedder_id", embedder_id)
+            if stored is not None:  # a forced switch: re-embed rewrites every vector
+                conn.execute("DELETE FROM meta WHERE key = 'vector_dim'")
+
+    # --- writes ------------------------------------------------------------------------------
+
+    def write(self, batch: CaptureBatch) -> None:
+        try:
+            vectors = _vector_rows(batch.node_vectors, ("node", "accum"))
+            vectors += _vector_rows(batch.rule_vectors, ("rule_text", "rule_trigger"))
+            rules = [rule_to_row(r) for r in batch.rules]
+            with self._writing() as conn:
+                ops.write_graph(conn, batch)
+                rule_ids = [*(r.id for r in batch.rules), *batch.rule_vectors]
+                touched = ops.namespaces_of(conn, "rules", rule_ids)  # a rule may move
+                conn.executemany(ops.RULE_UPSERT, rules)
+                ops.check_owners(conn, "nodes", batch.node_vectors)
+                ops.check_owners(conn, "rules", batch.rule_vectors)
+                ops.write_vectors(conn, vectors)
+                ops.bump_generations(conn, touched | ops.namespaces_of(conn, "rules", rule_ids))
+        except (TypeError, ValueError) as exc:  # a bad enum value, a non-JSON history entry
+            raise StoreError(f"cannot store this batch: {exc}") from exc
+
+    def set_rule_status(self, rule_id: str, status: RuleStatus, *, note: str = "") -> Rule:
+        new = RuleStatus(status)
+        with self._writing() as conn:
+            rule = ops.load_rule(conn, rule_id)
+            rule.updated_at = utcnow()
+            rule.history.append(
+                {"at": rule.updated_at, "event": "status", "from": rule.status.value,
+                 "to": new.value, "note": note}
+            )  # fmt: skip
+            rule.status = new
+            conn.execute(ops.RULE_UPSERT, rule_to_row(rule))
+            ops.bump_generations(conn, [rule.scope.namespace])
+            return rule
+
+    def delete_rule(self, rule_id: str) -> None:
+        with self._writing() as conn:
+            namespaces = ops.namespaces_of(conn, "rules", [rule_id])
+            if not namespaces:
+                raise NotFoundError(f"no rule with id {rule_id!r}")
+            conn.execute("DELETE FROM rules WHERE id = ?", (rule_id,))
+            conn.execute("DELETE FROM vectors WHERE owner = ?", (rule_id,))
+            conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (rule_id, rule_id))
+            ops.bump_generations(conn, namespaces)
+
+    def forget_actor(self, namespace: str, actor: str) -> dict[str, int]:
+        with self._writing() as conn:
+            counts = ops.forget(conn, namespace, actor)
+        self._checkpoint()
+        return counts
+
+    def drop_namespace(self, namespace: str) -> dict[str, int]:
+        with self._writing() as conn:
+            counts = ops.forget(conn, namespace, None)
+        self._checkpoint()
+        return counts
+
+    def _checkpoint(self) -> None:
+        """Move the scrubbed pages into the main file now (best effort, never waits)."""
+        if self._memory or self._tx_conn() is not None:
+            return
+        conn = self._pool.acquire()
+        try:
+            with suppress(sqlite3.Error):
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            self._pool.release(conn)
+
+    # --- reads -------------------------------------------------------------------------------
+
+    def get_rule(self, rule_id: str) -> Rule:
+        with self._reading() as conn:
+            return ops.load_rule(conn, rule_id)
+
+    def list_rules(
+        self,
+        *,
+        namespace: str | None = None,
+        actor: str | None = None,
+        skill: str | None = None,
+        statuses: Sequence[RuleStatus] | None = None,
+    ) -> list[Rule]:
+        clauses, params = [], []
+        for column, value in (("namespace", namespace), ("actor", actor), ("skill", skill)):
+            if value is not None:
+                clauses.append(f"r.{column} = ?")
+                params.append(value)
+        if statuses is not None:
+            clauses.append(f"r.status {_IN}")
+            params.append(ops.json_list(RuleStatus(s).value for s in statuses))
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {ops.RULE_SELECT} FROM rules r {where} ORDER BY r.created_at, r.seq",
+                params,
+            ).fetchall()
+        return rules_from_rows(rows)
+
+    def get_evidence(self, ids: Sequence[str]) -> list[Evidence]:
+        with self._reading() as conn:
+            rows = ops.by_id(conn, "evidence", ops.EVIDENCE_FIELDS, ids)
+        fields = ops.EVIDENCE_FIELDS
+        return [
+            Evidence(**{**dict(zip(fields, r, strict=True)), "kind": EvidenceKind(r[1])})
+            for r in rows
+        ]
+
+    def get_nodes(self, ids: Sequence[str]) -> list[DecisionNode]:
+        with self._reading() as conn:
+            return [DecisionNode(*r) for r in ops.by_id(conn, "nodes", ops.NODE_FIELDS, ids)]
+
+    def edges(self, *, src: str | None = None, dst: str | None = None) -> list[Edge]:
+        filters = [(c, v) for c, v in (("src", src), ("dst", dst)) if v is not None]
+        where = " AND ".join(f"{c} = ?" for c, _ in filters) or "1"
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT src, type, dst FROM edges WHERE {where} ORDER BY rowid",
+                [v for _, v in filters],
+            ).fetchall()
+        return [Edge(s, EdgeType(t), d) for s, t, d in rows]
+
+    def search_text(self, namespace: str, query: str, limit: int = 50) -> list[tuple[str, float]]:
+        match = fts_query(query)
+        if match is None or limit <= 0:
+            return []
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT r.id, -bm25(rules_fts) AS score FROM rules_fts "
+                "JOIN rules r ON r.seq = rules_fts.rowid "
+                "WHERE rules_fts MATCH ? AND r.namespace = ? "
+                "ORDER BY score DESC, r.seq LIMIT ?",
+                (match, namespace, limit),
+            ).fetchall()
+        return [(rule_id, float(score)) for rule_id, score in rows]
+
+    def search_nodes(
+        self, namespace: str, vector: Vector, limit: int = 20
+    ) -> list[tuple[DecisionNode, float]]:
+        query = np.asarray(vector, dtype=np.float32).ravel()
+        if limit <= 0:
+            return []
+        with gc_paused(), self._reading() as conn:
+            ops.check_dim(conn, query.size)
+            rows = conn.execute(  # vectors only; the few winners' text is read after
+                "SELECT n.id, vn.data, va.data FROM nodes n "
+                "LEFT JOIN vectors vn ON vn.owner = n.id AND vn.kind = 'node' "
+                "LEFT JOIN vectors va ON va.owner = n.id AND va.kind = 'accum' "
+                "WHERE n.namespace = ? AND (vn.data IS NOT NULL OR va.data IS NOT NULL) "
+                "ORDER BY n.rowid",
+                (namespace,),
+            ).fetchall()
+            if not rows:
+                return []
+            node_m = _unit_rows(blobs_to_matrix([r[1] for r in rows], query.size))
+            accum_m = _unit_rows(blobs_to_matrix([r[2] for r in rows], query.size))
+            query = query / (float(np.linalg.norm(query)) or 1.0)
+            scores = 0.7 * (node_m @ query) + 0.3 * (accum_m @ query)
+            best = np.argsort(-scores, kind="stable")[:limit]
+            nodes = ops.by_id(conn, "nodes", ops.NODE_FIELDS, [rows[i][0] for i in best])
+        return [(DecisionNode(*n), float(scores[i])) for n, i in zip(nodes, best, strict=True)]
+
+    def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
+        wanted = ops.json_list(RuleStatus(s).value for s in statuses)
+        with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
+            generation = ops.generation(conn, namespace)
+            dim = int(ops.meta(conn, "vector_dim") or 0)
+            rows = conn.execute(
+                f"SELECT {ops.RULE_SELECT}, vt.data, vg.data, r.seq FROM rules r "
+                "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
+                "LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' "
+                f"WHERE r.namespace = ? AND r.status {_IN}",
+                (namespace, wanted),
+            ).fetchall()
+            n = len(RULE_COLUMNS)
+            # Oldest first; sorting in SQL would drag the blobs through a temporary B-tree.
+            rows.sort(key=itemgetter(_CREATED, n + 2))
+            return RuleIndex(
+                generation=generation,
+                rules=rules_from_rows(rows),
+                text_vectors=blobs_to_matrix([row[n] for row in rows], dim),
+                trigger_vectors=blobs_to_matrix([row[n + 1] for row in rows], dim),
+            )
+
+    def generation(self, namespace: str) -> int:
+        with self._reading() as conn:
+            return ops.generation(conn, namespace)
+
+    def count_rows(self) -> dict[str, int]:
+        with self._reading() as conn:
+            return {
+                t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in ops.TABLES
+            }
+
+    # --- caches ------------------------------------------------------------------------------
+
+    def cache_get(self, key: str) -> str | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT value FROM cache WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def cache_put(self, key: str, value: str, *, namespace: str, actor: str | None) -> None:
+        with self._writing() as conn:
+            conn.execute(
+                "INSERT INTO cache (key, value, namespace, actor, created) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
+                "namespace = excluded.namespace, actor = excluded.actor, "
+                "created = excluded.created",
+                (key, value, namespace, actor, utcnow()),
+            )
+
+    # --- diagnostics (SQLite only) -------------------------------------------------------------
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """A raw read for backend-specific tests and checks; not part of `Store`."""
+        with self._reading() as conn:
+            return [tuple(r) for r in conn.execute(sql, params).fetchall()]
+
+
+__all__ = ["SQLiteStore", "fts_query"]

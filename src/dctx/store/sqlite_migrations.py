@@ -1,0 +1,167 @@
+"""The SQLite schema, as ordered named migration steps (append new steps; never edit old ones).
+
+Tables mirror the typed graph of the paper: actors and subjects, sessions, decision nodes,
+evidence and the nine edge types, plus compiled rules, their vectors, a BM25 index (FTS5) over
+rule text + trigger text, store metadata and a cache of LLM results. Records are stored as
+columns (for what is filtered or searched) and JSON text (for the rest); never pickle.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from dctx.store.migrations import Migrations
+
+SQLITE_MIGRATIONS: Migrations[sqlite3.Connection] = Migrations("sqlite")
+
+
+def _run(conn: sqlite3.Connection, script: str) -> None:
+    # executescript() would COMMIT the caller's transaction: run statement by statement
+    # (complete_statement keeps a trigger's BEGIN ... END body together).
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            conn.execute(buffer)
+            buffer = ""
+    if buffer.strip():
+        conn.execute(buffer)
+
+
+@SQLITE_MIGRATIONS.step
+def m001_initial(conn: sqlite3.Connection) -> None:
+    _run(
+        conn,
+        """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE actors (
+            namespace TEXT NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (namespace, name)
+        );
+        CREATE TABLE subjects (
+            namespace TEXT NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (namespace, name)
+        );
+        CREATE TABLE sessions (
+            namespace TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            skill TEXT NOT NULL,
+            timestamp TEXT NOT NULL,
+            source TEXT,
+            messages TEXT NOT NULL,
+            PRIMARY KEY (namespace, conversation_id),
+            FOREIGN KEY (namespace, actor) REFERENCES actors (namespace, name) ON DELETE CASCADE
+        );
+        CREATE INDEX sessions_actor ON sessions (namespace, actor);
+        CREATE TABLE nodes (
+            id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            skill TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            accumulated TEXT NOT NULL,
+            message_index INTEGER NOT NULL,
+            tool TEXT,
+            subject TEXT,
+            FOREIGN KEY (namespace, actor) REFERENCES actors (namespace, name) ON DELETE CASCADE
+        );
+        CREATE INDEX nodes_actor ON nodes (namespace, actor);
+        CREATE INDEX nodes_conversation ON nodes (namespace, conversation_id, position);
+        CREATE TABLE evidence (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            namespace TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            actor TEXT,
+            message_index INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            timestamp TEXT NOT NULL,
+            source TEXT,
+            node_id TEXT,
+            FOREIGN KEY (namespace, actor) REFERENCES actors (namespace, name) ON DELETE CASCADE
+        );
+        CREATE INDEX evidence_actor ON evidence (namespace, actor);
+        CREATE INDEX evidence_conversation ON evidence (namespace, conversation_id);
+        CREATE TABLE edges (
+            src TEXT NOT NULL,
+            type TEXT NOT NULL,
+            dst TEXT NOT NULL,
+            namespace TEXT,
+            UNIQUE (src, type, dst)
+        );
+        CREATE INDEX edges_dst ON edges (dst);
+        CREATE INDEX edges_namespace ON edges (namespace);
+        CREATE TABLE rules (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            namespace TEXT NOT NULL,
+            skill TEXT,
+            scope_actor TEXT,
+            subject TEXT,
+            actor TEXT,
+            status TEXT NOT NULL,
+            type TEXT NOT NULL,
+            rule_group TEXT NOT NULL,
+            source TEXT NOT NULL,
+            support INTEGER NOT NULL,
+            conversation_id TEXT,
+            superseded_by TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            text TEXT NOT NULL,
+            trigger_text TEXT NOT NULL,
+            body TEXT NOT NULL,
+            FOREIGN KEY (namespace, actor) REFERENCES actors (namespace, name) ON DELETE CASCADE
+        );
+        CREATE INDEX rules_status ON rules (namespace, status, created_at);
+        CREATE INDEX rules_actor ON rules (namespace, actor);
+        CREATE INDEX rules_scope_actor ON rules (namespace, scope_actor);
+        CREATE INDEX rules_skill ON rules (namespace, skill);
+        CREATE TABLE vectors (
+            owner TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('node', 'accum', 'rule_text', 'rule_trigger')),
+            dim INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            UNIQUE (owner, kind)
+        );
+        CREATE TABLE cache (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            namespace TEXT NOT NULL,
+            actor TEXT,
+            created TEXT NOT NULL
+        );
+        CREATE INDEX cache_actor ON cache (namespace, actor);
+        CREATE VIRTUAL TABLE rules_fts USING fts5 (
+            text, trigger_text,
+            content = 'rules', content_rowid = 'seq',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER rules_fts_insert AFTER INSERT ON rules BEGIN
+            INSERT INTO rules_fts (rowid, text, trigger_text)
+            VALUES (new.seq, new.text, new.trigger_text);
+        END;
+        CREATE TRIGGER rules_fts_delete AFTER DELETE ON rules BEGIN
+            INSERT INTO rules_fts (rules_fts, rowid, text, trigger_text)
+            VALUES ('delete', old.seq, old.text, old.trigger_text);
+        END;
+        CREATE TRIGGER rules_fts_update AFTER UPDATE OF text, trigger_text ON rules BEGIN
+            INSERT INTO rules_fts (rules_fts, rowid, text, trigger_text)
+            VALUES ('delete', old.seq, old.text, old.trigger_text);
+            INSERT INTO rules_fts (rowid, text, trigger_text)
+            VALUES (new.seq, new.text, new.trigger_text);
+        END;
+        """,
+    )
+
+
+__all__ = ["SQLITE_MIGRATIONS"]
