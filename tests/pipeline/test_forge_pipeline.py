@@ -7,7 +7,6 @@ import pytest
 from dctx.errors import TraceFormatError
 from dctx.memory import Memory
 from dctx.models import RuleSource, RuleStatus, RuleType, TriggerKind
-
 from pipeline.traces import assistant, call, result, texts, user
 
 SKILL = "financial_analyst"
@@ -175,7 +174,9 @@ def test_conflicts_between_actors(mem: Memory) -> None:
 
 
 def test_conflict_without_majority_abstains(mem: Memory) -> None:
-    seed_growth(mem, actor="alice", conv="a1", correction="Team policy: always report growth as ARR.")
+    seed_growth(
+        mem, actor="alice", conv="a1", correction="Team policy: always report growth as ARR."
+    )
     seed_growth(mem, actor="bob", conv="b1", correction="Team policy: always report growth as QRR.")
     run = mem.start(actor="dave", skill=SKILL, query="Summarize Beta Inc's revenue growth.")
     assert run.units == []

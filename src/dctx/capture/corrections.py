@@ -133,8 +133,11 @@ _WHOLE_TURN_ONE_OFF = re.compile(
     r"\bback to normal\b|\bafter this (one|memo|report|ticket|time)\b",
     re.IGNORECASE,
 )
-_COND_SENTENCE = re.compile(r"\b(when(?:ever)?|if|once)\b\s+(?P<cond>[^,]{3,120}?)(?=,|\s+there|\s+it|"
-                            r"\s+you|\s+we|$)", re.IGNORECASE)
+_COND_SENTENCE = re.compile(
+    r"\b(when(?:ever)?|if|once)\b\s+(?P<cond>[^,]{3,120}?)(?=,|\s+there|\s+it|"
+    r"\s+you|\s+we|$)",
+    re.IGNORECASE,
+)
 
 
 def _classify_turn(
@@ -162,8 +165,14 @@ def _classify_turn(
         elif kind is SentenceKind.DIRECTIVE and k > 0 and kinds[k - 1] is SentenceKind.OTHER:
             # a condition stated in the sentence before ("when the status comes back suspended
             # there's no point ...") carries over to an unconditional directive
-            cond = _COND_SENTENCE.match(re.sub(r"^\W*(?:\w+\W+){0,2}?(?=when|if|once)", "",
-                                               strip_filler(parts[k - 1]), flags=re.IGNORECASE))
+            cond = _COND_SENTENCE.match(
+                re.sub(
+                    r"^\W*(?:\w+\W+){0,2}?(?=when|if|once)",
+                    "",
+                    strip_filler(parts[k - 1]),
+                    flags=re.IGNORECASE,
+                )
+            )
             if cond and not re.match(r"^(when|whenever|if|for|once)\b", cleaned, re.IGNORECASE):
                 cleaned = f"When {cond.group('cond').strip()}, {cleaned[0].lower()}{cleaned[1:]}"
         if cleaned:

@@ -79,8 +79,8 @@ ACCEPTANCE = _rx(
     r"looks good|lgtm|ok(ay)?|alright|all right|correct|exactly|yes|yep|yeah|sure|fine|"
     r"got it|that works|that'?s (right|it|perfect|better|great|good|fine|correct)|much better|"
     r"well done|spot on|works for me|sounds good)\b[\s,.!:;)-]*",
-    r"^(that'?s|this is|it'?s|now that'?s)\b.{0,40}\b(want|wanted|need|needed|like|after|looking for|"
-    r"version|shape|format|right|better)\b[\s.!]*$",
+    r"^(that'?s|this is|it'?s|now that'?s)\b.{0,40}\b(want|wanted|need|needed|like|after|"
+    r"looking for|version|shape|format|right|better)\b[\s.!]*$",
 )
 
 WITHDRAWAL = _rx(
@@ -175,9 +175,7 @@ def _imperative_clause(clause: str) -> bool:
     return i < len(words) and words[i] in IMPERATIVE_VERBS
 
 
-_WANT_STANDING = re.compile(
-    r"\bi (want|need|'d like|would like)\b.{0,80}$", re.IGNORECASE
-)
+_WANT_STANDING = re.compile(r"\bi (want|need|'d like|would like)\b.{0,80}$", re.IGNORECASE)
 _STANDING_CONTEXT = re.compile(
     r"\b(always|never|every|anything|whenever|going forward|from now on|each|any time)\b|"
     r"^\W*(when|if|for)\b",

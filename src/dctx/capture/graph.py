@@ -68,7 +68,7 @@ def build_graph(session: Session, subjects: list[str]) -> SessionGraph:
                 actor=session.actor,
                 skill=session.skill,
                 position=position,
-                kind=kind,
+                kind=kind,  # type: ignore[arg-type]
                 text=text[:2000],
                 accumulated="\n".join(acc)[-ACCUMULATED_CHARS:],
                 message_index=msg.index,

@@ -48,7 +48,7 @@ def compile_signals(
             # nothing to withdraw: "don't add the chart anymore" is then a plain correction
             as_correction = CorrectionSignal(
                 **{
-                    **{f: getattr(signal, f) for f in signal.__slots__},  # type: ignore[attr-defined]
+                    **{f: getattr(signal, f) for f in signal.__slots__},
                     "aftermath": Aftermath.CORRECTION,
                 }
             )

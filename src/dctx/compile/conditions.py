@@ -112,8 +112,10 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
         cond = m.group("cond").strip()
         main = m.group("main").strip()
         about_query = bool(_QUERY_CONDITION.search(cond))
-        if kw in {"for", "on", "with"} and not about_query and not _is_class_qualifier(
-            cond, subjects
+        if (
+            kw in {"for", "on", "with"}
+            and not about_query
+            and not _is_class_qualifier(cond, subjects)
         ):
             continue
         if not leading and kw in {"for", "on", "with"} and len(main.split()) < 2:

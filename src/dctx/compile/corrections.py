@@ -9,6 +9,7 @@ tool, QUERY for the rest.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
@@ -169,7 +170,7 @@ def _generalize(text: str, signal: CorrectionSignal) -> str:
         for variant in name_variants(subject):
             text = re.sub(
                 rf"\b{re.escape(variant)}\b(?:'s)?",
-                lambda m, t=term: t + ("'s" if m.group(0).endswith("'s") else ""),
+                _possessive(term),
                 text,
                 flags=re.IGNORECASE,
             )
@@ -233,3 +234,8 @@ def _lower_first(text: str) -> str:
     if len(first) > 1 and (first[1:].lower() != first[1:] or first in {"I"}):
         return text
     return text[:1].lower() + text[1:]
+
+
+def _possessive(term: str) -> Callable[[re.Match[str]], str]:
+    """A replacement that keeps a possessive: "Acme's" -> "the company's"."""
+    return lambda m: term + ("'s" if m.group(0).endswith("'s") else "")

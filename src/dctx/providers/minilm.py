@@ -208,7 +208,7 @@ class MiniLMEmbedder:
             self._cache.move_to_end(text)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
-        return vec
+        return vec  # type: ignore[no-any-return]
 
     def _embed_many(self, texts: Sequence[str]) -> Vector:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
@@ -239,7 +239,7 @@ class MiniLMEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder(threads={self._threads}, batch_size={self._batch_size})"
