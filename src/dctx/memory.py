@@ -166,11 +166,13 @@ class Memory:
             for rule in new_rules:
                 rule.status = RuleStatus.DRAFT
         if new_rules:
-            vecs = self.embedder.embed(
-                [r.text for r in new_rules] + [r.trigger.text or r.text for r in new_rules]
-            )
-            for i, rule in enumerate(new_rules):
-                batch.rule_vectors[rule.id] = (vecs[i], vecs[len(new_rules) + i])
+            # text vectors were computed during maintenance; only trigger texts are new here
+            triggers = self.embedder.embed([r.trigger.text or r.text for r in new_rules])
+            for rule, trigger_vec in zip(new_rules, triggers, strict=True):
+                batch.rule_vectors[rule.id] = (
+                    result.maintenance.new_vectors[rule.id],
+                    trigger_vec,
+                )
                 if rule.trigger.node_id:
                     batch.edges.append(Edge(rule.id, EdgeType.FORGED_FROM, rule.trigger.node_id))
                 for ev_id in rule.evidence_ids:

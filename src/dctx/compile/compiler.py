@@ -7,6 +7,7 @@ of the namespace, so maintenance sees earlier captures too.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,13 +47,7 @@ def compile_signals(
                 withdrawn.append(target.id)
                 continue
             # nothing to withdraw: "don't add the chart anymore" is then a plain correction
-            as_correction = CorrectionSignal(
-                **{
-                    **{f: getattr(signal, f) for f in signal.__slots__},
-                    "aftermath": Aftermath.CORRECTION,
-                }
-            )
-            again = compile_correction(as_correction)
+            again = compile_correction(dataclasses.replace(signal, aftermath=Aftermath.CORRECTION))
             for rule in again.rules:
                 rule.evidence_ids = [ev.id]
                 rulebook.add(rule, raw=signal.raw)

@@ -42,8 +42,8 @@ class Maintenance:
     """Outcome of merging new rules into the rulebook."""
 
     new_rules: list[Rule] = field(default_factory=list)
+    new_vectors: dict[str, Vector] = field(default_factory=dict)  # text vector of each new rule
     changed: dict[str, Rule] = field(default_factory=dict)  # existing rules modified, by id
-    unmatched_withdrawals: list[tuple[str, Evidence]] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
 
 
@@ -52,19 +52,28 @@ class Rulebook:
 
     def __init__(self, rules: Sequence[Rule], vectors: Vector, embedder: Embedder) -> None:
         self.rules = list(rules)
-        self.vectors = vectors if len(rules) else np.zeros((0, embedder.dim), dtype=np.float32)
+        n = len(self.rules)
+        # capacity grows by doubling, so adding a rule does not copy the whole matrix
+        self._matrix = np.zeros((max(2 * n, 16), embedder.dim), dtype=np.float32)
+        if n:
+            self._matrix[:n] = vectors
         self.embedder = embedder
         self.result = Maintenance()
 
+    @property
+    def vectors(self) -> Vector:
+        """Text vectors, row i for `rules[i]`."""
+        return self._matrix[: len(self.rules)]
+
     # ------------------------------------------------------------------ merge
-    def add(self, rule: Rule, raw: str = "", chain_key: tuple[str, int] | None = None) -> None:
+    def add(self, rule: Rule, raw: str = "") -> None:
         vec = self.embedder.embed([rule.text])[0]
         if rule.source is RuleSource.SELF_ASSESSMENT:
             self._add_tool_rule(rule, vec)
             return
         best, sim = self._best_match(rule, vec)
         if best is not None and sim >= DUPLICATE:
-            self._agree(best, rule)
+            self._agree(best, rule, vec)
             return
         threshold = SAME_TOPIC_WITH_CUE if _REPLACEMENT_CUE.search(raw) else SAME_TOPIC
         if best is not None and sim >= threshold:
@@ -115,12 +124,12 @@ class Rulebook:
                 best, best_sim = other, sim
         return best, best_sim
 
-    def _agree(self, existing: Rule, rule: Rule) -> None:
+    def _agree(self, existing: Rule, rule: Rule, vec: Vector) -> None:
         compatible = existing.scope.actor is None or existing.scope.actor == rule.scope.actor
         if rule.actor and rule.actor != existing.actor and not compatible:
             # same directive from another person, personally scoped: keep theirs, same group
             rule.group = existing.group
-            self._append(rule, self.embedder.embed([rule.text])[0])
+            self._append(rule, vec)
             return
         existing.support += 1
         if rule.actor and rule.actor not in existing.supporters:
@@ -138,13 +147,19 @@ class Rulebook:
         self.result.log.append(f"{new.id} supersedes {old.id}")
 
     def _append(self, rule: Rule, vec: Vector) -> None:
+        n = len(self.rules)
+        if n == len(self._matrix):
+            grown = np.zeros((2 * n, self._matrix.shape[1]), dtype=np.float32)
+            grown[:n] = self._matrix
+            self._matrix = grown
+        self._matrix[n] = vec
         self.rules.append(rule)
-        self.vectors = np.vstack([self.vectors, vec[None, :]])
         self.result.new_rules.append(rule)
+        self.result.new_vectors[rule.id] = vec
 
     def _changed(self, rule: Rule) -> None:
-        if rule in self.result.new_rules:
-            return
+        if rule.id in self.result.new_vectors:
+            return  # a rule added by this capture is written whole anyway
         self.result.changed[rule.id] = rule
 
     # ------------------------------------------------------------------ withdraw

@@ -22,12 +22,14 @@ def resolve_conflicts(
         rule = all_rules[int(i)]
         groups.setdefault(rule.group, []).append(rule)
     out: list[Rule] = []
+    kept: set[str] = set()
     decided: dict[str, set[str]] = {}
     for rule in found:
         members = groups.get(rule.group, [rule])
         if rule.group not in decided:
             decided[rule.group] = _winners(members, actor)
-        if rule.id in decided[rule.group] and rule not in out:
+        if rule.id in decided[rule.group] and rule.id not in kept:
+            kept.add(rule.id)
             out.append(rule)
     return out
 
