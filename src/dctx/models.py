@@ -118,6 +118,9 @@ class Trigger:
     text: str = ""  # situation / condition text; embedded for similarity matching
     keywords: list[str] = field(default_factory=list)  # stems that must appear (DATA)
     numeric: NumericCondition | None = None
+    # DATA: the condition is a negation ("currency isn't USD"): it holds only when a field of
+    # the kind these values name holds some other value
+    excluded: list[str] = field(default_factory=list)
     tool: str | None = None  # TOOL: the tool the rule is about
     after_tool: str | None = None  # TOOL: fire after this tool returns (None: up front)
     node_id: str | None = None  # FORGED_FROM target: the decision node before the mistake

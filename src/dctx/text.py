@@ -102,13 +102,14 @@ def flatten_json_text(text: str) -> str:
     return " ".join(parts)
 
 
-def numeric_fields(text: str) -> list[tuple[list[str], float]]:
-    """(key-path words, number) pairs found in a JSON payload; empty for non-JSON text."""
+def json_fields(text: str) -> list[tuple[list[str], float | str]]:
+    """(key-path words, value) for every number and string leaf of a JSON payload; empty for
+    non-JSON text. Booleans and nulls are skipped."""
     try:
         data = json.loads(text)
     except (ValueError, TypeError):
         return []
-    out: list[tuple[list[str], float]] = []
+    out: list[tuple[list[str], float | str]] = []
 
     def walk(node: Any, path: list[str]) -> None:
         if isinstance(node, dict):
@@ -117,10 +118,17 @@ def numeric_fields(text: str) -> list[tuple[list[str], float]]:
         elif isinstance(node, list):
             for v in node:
                 walk(v, path)
-        elif isinstance(node, bool):
+        elif isinstance(node, bool) or node is None:
             return
         elif isinstance(node, int | float):
             out.append((words(" ".join(path)), float(node)))
+        elif isinstance(node, str):
+            out.append((words(" ".join(path)), node))
 
     walk(data, [])
     return out
+
+
+def numeric_fields(text: str) -> list[tuple[list[str], float]]:
+    """(key-path words, number) pairs found in a JSON payload; empty for non-JSON text."""
+    return [(path, v) for path, v in json_fields(text) if isinstance(v, float)]

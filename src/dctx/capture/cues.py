@@ -122,7 +122,10 @@ LEADING_FILLER = re.compile(
     r"^(?:(?:oh|ah|hmm+|hm|um+|uh|well|so|and|also|plus|btw|by the way|one more thing|"
     r"quick note|side note|fyi|ps|p\.s\.|hey|ok(?:ay)?|alright|right|yeah|yes|no|nope|nah|wait|"
     r"actually|also|good|great|thanks|thank you|perfect|nice|but|however|though|anyway|oh and|"
-    r"and also|one thing)[\s,.:;!-]+)+",
+    r"and also|one thing|honestly|frankly|seriously|cool|fine|sure|listen|"
+    r"close(?=[,.:;!])|look(?=[,.:;!])|"
+    r"(?:one )?(?:small|minor|quick|last) (?:thing|one|note)|one last thing|while i think of it|"
+    r"before i forget|while i'?m at it|for the record)(?:[,.:;!]+\s*|\s+[-–—]+\s*|\s+))+",
     re.IGNORECASE,
 )
 
@@ -167,6 +170,8 @@ def _imperative_clause(clause: str) -> bool:
     words = re.findall(r"[a-zA-Z'’-]+", clause.lower())
     i = 0
     while i < len(words) and words[i] in IMPERATIVE_PREFIX:
+        if words[i] == "never":
+            return True  # "never value a REIT on EPS"
         i += 1
     if i < len(words) and words[i] in {"don't", "dont", "don’t", "never", "avoid"}:
         return True
@@ -238,7 +243,8 @@ def _standing(text: str) -> bool:
     return bool(
         re.search(
             r"\b(always|never|from now on|going forward|in (the )?future|every time|whenever|"
-            r"policy|make sure|remember)\b",
+            r"policy|make sure|remember|as a (general )?rule|by default|standing (things?|rules?|"
+            r"instructions?|orders?|requests?|preferences?))\b",
             text,
             re.IGNORECASE,
         )

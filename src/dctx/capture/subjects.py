@@ -77,6 +77,8 @@ class SubjectTracker:
             name = " ".join(parts[leading:]).removesuffix("'s")
             if len(name) < 3 or name in _NOT_NAMES:
                 continue
+            if re.match(r"[-_/#]?\d", text[m.end() : m.end() + 2]):
+                continue  # "Order TM-448120": the prefix of an identifier, not a name
             sentence_start = (leading == 0) and (
                 m.start() == 0 or text[max(0, m.start() - 2) : m.start()].strip() in {".", "!", "?"}
             )

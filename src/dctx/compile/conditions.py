@@ -9,7 +9,7 @@ JSON tool results.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dctx.models import NumericCondition
 from dctx.text import content_stems
@@ -19,7 +19,7 @@ CLASS_NOUNS = re.compile(
     r"startups?|businesses|business|vendors?|merchants?|members?|subscribers?|plans?|tiers?|"
     r"deals?|contracts?|reports?|filings?|quarters?|segments?|regions?|markets?|sectors?|"
     r"industr(y|ies)|products?|requests?|issues?|incidents?|claims?|transactions?|payments?|"
-    r"invoices?|loans?|portfolios?|funds?|stocks?|bonds?|banks?|ones?|items?|goods|packages?|"
+    r"invoices?|loans?|portfolios?|funds?|stocks?|bonds?|banks?|items?|goods|packages?|"
     r"shipments?|devices?|bookings?|reservations?|subscriptions?|licen[cs]es?|refunds?|bugs?|"
     r"emails?|messages?|calls?|chats?|returns?|companies|startups?|deals?)\b",
     re.IGNORECASE,
@@ -29,9 +29,23 @@ _LEADING = re.compile(
     r"\s+(?P<cond>[^,]{2,160}?),\s*(?:then\s+)?(?P<main>.+)$",
     re.IGNORECASE,
 )
+# A trailing "with ..." completes the verb ("end every brief with a bottom line"): no condition.
 _TRAILING = re.compile(
     r"^(?P<main>.+?)\s+(?P<kw>when(?:ever)?|if|once|in case|any ?time|each time|every time|"
-    r"for|on|with)\s+(?P<cond>[^,;]{2,160}?)[.!]?$",
+    r"for|on)\s+(?P<cond>[^,;]{2,160}?)[.!]?$",
+    re.IGNORECASE,
+)
+# "when the status comes back suspended there's no point touching the order": no comma, the
+# condition ends where the main clause's subject or verb begins
+_LEADING_NO_COMMA = re.compile(
+    r"^(?P<kw>when(?:ever)?|if|once|any ?time|each time|every time)\s+(?P<cond>[^,;]{3,120}?)\s+"
+    r"(?P<main>(?:there'?s|there is|you|we|just|please|don'?t|do not|never|no need|no point|"
+    r"always|skip|use|send|route|escalate|flag|call|check)\b.+)$",
+    re.IGNORECASE,
+)
+_ASKS_WHETHER = re.compile(
+    r"\b(say|tell (?:me|them|us)|check|ask|note|see|know|confirm|mention|state|show|indicate|"
+    r"flag|find out|figure out|verify)$",
     re.IGNORECASE,
 )
 _NUMERIC = re.compile(
@@ -49,7 +63,7 @@ _QUERY_CONDITION = re.compile(
     re.IGNORECASE,
 )
 _NO_COMMA = re.compile(
-    r"^(?P<kw>for|with|on)\s+(?P<cond>(?:[\w'-]+\s+){0,5}?(?:clients?|customers?|compan(?:y|ies)|"
+    r"^(?P<kw>for|with|on)\s+(?P<cond>(?:[\w'/&-]+\s+){0,5}?(?:clients?|customers?|compan(?:y|ies)|"
     r"accounts?|users?|tickets?|orders?|cases?|firms?|startups?|businesses|vendors?|merchants?|"
     r"members?|subscribers?|deals?|filings?|requests?|issues?|bugs?))\s+(?P<main>.+)$",
     re.IGNORECASE,
@@ -86,6 +100,16 @@ _OPS = {
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 
 
+# "the currency isn't USD", "anything other than USD", "non-EUR": the value that leaves the
+# condition unmet
+_NEGATED_VALUE = re.compile(
+    r"\b(?:isn'?t|is not|aren'?t|are not|(?:any(?:thing)?|something) (?:other than|but|except)|"
+    r"other than|not in|except(?: for)?)\s+(?:in\s+)?(?:the\s+|a\s+|an\s+)?"
+    r"(?P<val>[A-Za-z0-9$€£._-]*[A-Za-z0-9$€£])|\bnon-(?P<val2>[A-Z][A-Za-z0-9]+)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(slots=True)
 class Condition:
     text: str  # the condition as the user said it ("enterprise clients")
@@ -94,6 +118,7 @@ class Condition:
     keywords: list[str]
     numeric: NumericCondition | None
     about_query: bool = False  # "when I ask you to compare", "for every assessment"
+    excluded: list[str] = field(default_factory=list)  # "isn't USD" -> ["USD"]
 
 
 def split_condition(directive: str, subjects: list[str]) -> Condition | None:
@@ -104,7 +129,12 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
         numeric = parse_numeric(head)
         if numeric is not None:
             return Condition(head.strip(), tail.strip(), head.strip(), [], numeric)
-    for rx, leading in ((_LEADING, True), (_NO_COMMA, True), (_TRAILING, False)):
+    for rx, leading in (
+        (_LEADING_NO_COMMA, True),
+        (_LEADING, True),
+        (_NO_COMMA, True),
+        (_TRAILING, False),
+    ):
         m = rx.match(text)
         if not m:
             continue
@@ -120,9 +150,13 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             continue
         if not leading and kw in {"for", "on", "with"} and len(main.split()) < 2:
             continue
+        if not leading and kw == "if" and _ASKS_WHETHER.search(main):
+            continue  # "say if they clear 40": an embedded question, not a condition
         numeric = parse_numeric(cond)
-        keywords = [] if numeric else condition_keywords(cond)
-        if not keywords and numeric is None:
+        negated = _NEGATED_VALUE.search(cond) if numeric is None else None
+        excluded = [negated.group("val") or negated.group("val2")] if negated else []
+        keywords = [] if numeric else condition_keywords(_NEGATED_VALUE.sub(" ", cond))
+        if not keywords and numeric is None and not excluded:
             continue
         return Condition(
             text=cond,
@@ -130,21 +164,38 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             qualifier=f"{m.group('kw')} {cond}",
             keywords=keywords,
             numeric=numeric,
-            about_query=about_query and numeric is None,
+            about_query=about_query and numeric is None and not excluded,
+            excluded=excluded,
         )
     numeric = parse_numeric(text)
-    if numeric is not None:  # "anything under 12 months of runway gets flagged"
+    if numeric is not None and not _opens_imperative(text):
+        # "anything under 12 months of runway gets flagged" states a condition; "keep briefs
+        # under 150 words" is a command whose object happens to hold a number
         return Condition(text, text, "", [], numeric)
     return None
 
 
+def _opens_imperative(text: str) -> bool:
+    from dctx.capture.verbs import IMPERATIVE_PREFIX, IMPERATIVE_VERBS
+
+    words = re.findall(r"[a-z'-]+", text.lower())
+    while words and words[0] in IMPERATIVE_PREFIX:
+        words.pop(0)
+    return bool(words) and (words[0] in IMPERATIVE_VERBS or words[0] in {"don't", "never"})
+
+
 def condition_keywords(cond: str) -> list[str]:
     """Stems that name what the condition is about (verbs of saying/being dropped)."""
-    return [
-        k
-        for k in content_stems(cond, drop_generic=True)
-        if k not in _COND_VERBS and k not in {"ask", "request", "want", "everi", "each", "all"}
-    ]
+    # a hyphenated compound counts through its parts ("non-payment" -> "payment"), so one
+    # concept does not weigh three keywords in the one-third rule of `data_condition_met`
+    parts = re.sub(r"\b\w{1,3}-(?=\w)", " ", cond).replace("-", " ")  # "non-payment" -> "payment"
+    return list(
+        dict.fromkeys(
+            k
+            for k in content_stems(parts, drop_generic=True)
+            if k not in _COND_VERBS and k not in {"ask", "request", "want", "everi", "each", "all"}
+        )
+    )
 
 
 def _is_class_qualifier(cond: str, subjects: list[str]) -> bool:

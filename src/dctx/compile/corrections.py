@@ -13,9 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
-from dctx.capture.subjects import generic_term, name_variants
+from dctx.capture.subjects import generic_term, mask_names, name_variants
 from dctx.compile.conditions import Condition, split_condition
-from dctx.compile.phrasing import drop_preamble, imperative, rule_type, split_directives
+from dctx.compile.phrasing import (
+    drop_preamble,
+    drop_reasons,
+    imperative,
+    rule_type,
+    split_directives,
+)
 from dctx.models import (
     Evidence,
     EvidenceKind,
@@ -83,7 +89,7 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     ev = evidence_for(signal, EvidenceKind.CORRECTION)
     out.evidence.append(ev)
     shared = bool(SHARED_SCOPE.search(signal.raw))
-    directive = drop_preamble(SHARED_SCOPE.sub("", signal.directive).strip(" ,:"))
+    directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", signal.directive).strip(" ,:")))
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
     cond = split_condition(directive, signal.subjects)
     mains = split_directives(cond.main if cond else directive)
@@ -143,18 +149,16 @@ def _build_rule(
 
 
 def _specific_subject(signal: CorrectionSignal, main: str, cond: Condition | None) -> str | None:
-    """The subject a rule is about, when the user scoped it to one subject."""
+    """The subject a rule is about, when the user scoped it to one subject. Names match with
+    their case: "the order currency" does not name a subject called "Order KA"."""
     if cond is not None:
         for subject in signal.subjects:
-            if any(
-                re.search(rf"\b{re.escape(v)}\b", cond.text, re.IGNORECASE)
-                for v in name_variants(subject)
-            ):
+            if any(re.search(rf"\b{re.escape(v)}\b", cond.text) for v in name_variants(subject)):
                 return subject
     mentioned = [
         s
         for s in signal.subjects
-        if any(re.search(rf"\b{re.escape(v)}\b", main, re.IGNORECASE) for v in name_variants(s))
+        if any(re.search(rf"\b{re.escape(v)}\b", main) for v in name_variants(s))
     ]
     if mentioned and (_IDENTIFIER.search(main) or _THIS_SUBJECT.search(main)):
         return mentioned[0]
@@ -172,7 +176,6 @@ def _generalize(text: str, signal: CorrectionSignal) -> str:
                 rf"\b{re.escape(variant)}\b(?:'s)?",
                 _possessive(term),
                 text,
-                flags=re.IGNORECASE,
             )
     return text[0].upper() + text[1:] if text else text
 
@@ -200,13 +203,16 @@ def _trigger(
             cond.text,
             flags=re.IGNORECASE,
         )
-        return Trigger(kind=TriggerKind.QUERY, text=situation, keywords=[], node_id=signal.node_id)
+        return Trigger(
+            kind=TriggerKind.QUERY, text=_situation(situation, signal), node_id=signal.node_id
+        )
     if cond is not None:
         return Trigger(
             kind=TriggerKind.DATA,
             text=cond.text,
             keywords=cond.keywords,
             numeric=cond.numeric,
+            excluded=cond.excluded,
             node_id=signal.node_id,
         )
     tool = _mentioned_tool(body, signal.tools_seen)
@@ -216,8 +222,17 @@ def _trigger(
         # formatting, and directives the user made universal ("always", "from now on"),
         # apply to every run in scope: no similarity test (Finding 2)
         return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)
-    situation = _generalize(signal.query, signal) if signal.query else body
+    situation = _situation(signal.query, signal) if signal.query else body
     return Trigger(kind=TriggerKind.QUERY, text=situation, node_id=signal.node_id)
+
+
+def _situation(text: str, signal: CorrectionSignal) -> str:
+    """The request a QUERY rule answers, with names masked as `Run` masks the live query, so
+    that similarity follows the task, not the subject ("Brief on X (X)")."""
+    for subject in sorted(signal.subjects, key=len, reverse=True):
+        for variant in name_variants(subject):
+            text = re.sub(rf"\b{re.escape(variant)}\b(?:'s)?", "X", text)
+    return mask_names(text)
 
 
 def _mentioned_tool(text: str, tools: list[str]) -> str | None:

@@ -75,7 +75,10 @@ class Rulebook:
         if best is not None and sim >= DUPLICATE:
             self._agree(best, rule, vec)
             return
-        threshold = SAME_TOPIC_WITH_CUE if _REPLACEMENT_CUE.search(raw) else SAME_TOPIC
+        cue = bool(_REPLACEMENT_CUE.search(raw)) or (
+            best is not None and _names_old_behavior(best, rule, raw)
+        )
+        threshold = SAME_TOPIC_WITH_CUE if cue else SAME_TOPIC
         if best is not None and sim >= threshold:
             rule.group = best.group
             same_turn = bool(set(best.evidence_ids) & set(rule.evidence_ids))
@@ -209,6 +212,18 @@ class Rulebook:
         )
         self._changed(target)
         return target
+
+
+def _names_old_behavior(old: Rule, new: Rule, raw: str) -> bool:
+    """The correction's turn names what the older rule asked for and the new one drops
+    ("Trailing numbers are useless ... P/E should be on forward earnings"): the user is
+    replacing that behavior, not adding a second one."""
+    if not raw:
+        return False
+    dropped = set(content_stems(old.text, drop_generic=True)) - set(
+        content_stems(new.text, drop_generic=True)
+    )
+    return bool(dropped & set(content_stems(raw, drop_generic=True)))
 
 
 def _lexical_topic(a: str, b: str) -> bool:

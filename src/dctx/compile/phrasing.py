@@ -79,6 +79,31 @@ def drop_preamble(sentence: str) -> str:
     return tail.strip()
 
 
+_DASH = re.compile(r"\s+[-–—]+\s+")
+
+
+def drop_reasons(sentence: str) -> str:
+    """Drop dash-separated asides that are not directives: the reason after a rule ("round to
+    one decimal - two decimals is false precision") is not part of it (Finding 4), and an aside
+    like "- once it's paid the order unlocks" must not be read as the rule's condition."""
+    from dctx.capture.cues import is_directive
+
+    parts = _DASH.split(sentence)
+    if len(parts) < 2:
+        return sentence
+    kept = [parts[0]] + [p for p in parts[1:] if is_directive(p) or not _CLAUSE.search(p)]
+    return " - ".join(kept)
+
+
+# a finite clause (the aside says something), unlike an appositive noun phrase that elaborates
+# the rule ("P/E on forward earnings - consensus EPS for the next twelve months")
+_CLAUSE = re.compile(
+    r"\b(i|we|they|it|he|she|this|that|there|people|nobody|everyone|is|are|was|were|isn'?t|"
+    r"aren'?t|doesn'?t|don'?t|can'?t|won'?t|because|since|otherwise)\b|\w'(s|re)\b",
+    re.IGNORECASE,
+)
+
+
 def imperative(sentence: str) -> str:
     """Rewrite a correction sentence as an imperative directive ending in a period."""
     text = sentence.strip().strip('"“”').strip()

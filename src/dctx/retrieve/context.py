@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dctx.models import NumericCondition, Trigger
-from dctx.text import content_stems, flatten_json_text, numeric_fields, stem
+from dctx.text import content_stems, flatten_json_text, json_fields, stem
 
 
 @dataclass(slots=True)
@@ -19,6 +19,7 @@ class RunContext:
     query: str
     stems: set[str] = field(default_factory=set)
     numbers: list[tuple[set[str], float]] = field(default_factory=list)
+    strings: list[tuple[set[str], str]] = field(default_factory=list)  # short string fields
     tools_called: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
 
@@ -33,8 +34,12 @@ class RunContext:
         args = json.dumps(arguments, ensure_ascii=False, sort_keys=True, default=str)
         flat = flatten_json_text(result)
         self.stems.update(content_stems(f"{tool} {flatten_json_text(args)} {flat}"))
-        for path, value in numeric_fields(result):
-            self.numbers.append(({stem(w) for w in path}, value))
+        for path, value in json_fields(result):
+            terms = {stem(w) for w in path}
+            if isinstance(value, float):
+                self.numbers.append((terms, value))
+            elif len(value) <= 40:
+                self.strings.append((terms, value.strip()))
         self.tools_called.append(tool)
         step = f"call {tool}({args}) -> {result[:1500]}"
         self.steps.append(step)
@@ -46,10 +51,42 @@ def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
     a third (and at least one) of its keyword stems appear in what the run has seen."""
     if trigger.numeric is not None:
         return _numeric_met(trigger.numeric, ctx)
+    if trigger.excluded:
+        return _other_value_seen(trigger, ctx)
     if not trigger.keywords:
         return False
     hits = sum(1 for k in trigger.keywords if k in ctx.stems)
     return hits >= 1 and hits * 3 >= len(trigger.keywords)
+
+
+def _other_value_seen(trigger: Trigger, ctx: RunContext) -> bool:
+    """A negated condition ("the currency isn't USD") holds when a field of the kind it names
+    carries another value. The field is found by its key (shares a keyword), else by having
+    carried an excluded value in this run, else by looking like one (same shape: 'EUR' for
+    'USD'). With no such field seen, nothing is known yet and the condition does not hold."""
+    excluded = {v.lower() for v in trigger.excluded}
+    keys = set(trigger.keywords)
+    fields = [(path, value) for path, value in ctx.strings if path & keys]
+    if not fields:
+        paths = [path for path, value in ctx.strings if value.lower() in excluded]
+        fields = [(p, v) for p, v in ctx.strings if any(p == q for q in paths)]
+    if not fields:
+        shapes = [_shape(v) for v in trigger.excluded]
+        fields = [(p, v) for p, v in ctx.strings if _shape(v) in shapes]
+    return any(value.lower() not in excluded for _, value in fields)
+
+
+def _shape(value: str) -> str:
+    """'USD' -> 'AAA', 'eur' -> 'aaa', 'v2.1' -> 'a9.9': the form of a code, not its content."""
+    out = []
+    for ch in value:
+        if ch.isdigit():
+            out.append("9")
+        elif ch.isalpha():
+            out.append("A" if ch.isupper() else "a")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _numeric_met(cond: NumericCondition, ctx: RunContext) -> bool:
