@@ -19,7 +19,7 @@ from dctx.capture.base import (
     SessionContext,
 )
 from dctx.capture.cues import SentenceKind, classify_sentence, strip_filler, turn_aftermath
-from dctx.capture.subjects import SubjectTracker
+from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.models import Message, Session
 from dctx.text import sentences
 
@@ -149,6 +149,7 @@ def _classify_turn(
     if _WHOLE_TURN_ONE_OFF.search(text):
         # "a few tweaks, all just for this memo: ...; back to normal after this one"
         return [SentenceKind.ONE_OFF] * len(parts), []
+    scoped_to: str | None = None  # the subject an earlier directive of the turn was scoped to
     for k, sentence in enumerate(parts):
         kind = classify_sentence(sentence, first_turn=first_turn)
         kinds.append(kind)
@@ -175,9 +176,35 @@ def _classify_turn(
             )
             if cond and not re.match(r"^(when|whenever|if|for|once)\b", cleaned, re.IGNORECASE):
                 cleaned = f"When {cond.group('cond').strip()}, {cleaned[0].lower()}{cleaned[1:]}"
+        if kind is SentenceKind.DIRECTIVE:
+            cleaned, scoped_to = _carry_subject(cleaned, scoped_to)
         if cleaned:
             directives.append((kind, cleaned))
     return kinds, directives
+
+
+_FOR_NAME = re.compile(
+    r"^(?:[Ff]or|[Ww]ith)\s+(?P<name>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3})\s*,"
+)
+
+
+def _carry_subject(directive: str, scoped_to: str | None) -> tuple[str, str | None]:
+    """ "For Tidewater, never copy patient details. Acknowledgements go to Colette Vance": a
+    later directive of the turn that names someone, with no condition of its own, is about the
+    subject the turn scoped, not a rule for everyone."""
+    m = _FOR_NAME.match(directive)
+    if m:
+        return directive, m.group("name")
+    if (
+        scoped_to is not None
+        and not _LEADS_WITH_CONDITION.match(directive)
+        and mask_names(directive) != directive
+    ):
+        return f"For {scoped_to}, {directive[0].lower()}{directive[1:]}", scoped_to
+    return directive, scoped_to
+
+
+_LEADS_WITH_CONDITION = re.compile(r"^(when|whenever|if|for|once|unless)\b", re.IGNORECASE)
 
 
 def _ambiguous(kinds: Sequence[SentenceKind]) -> bool:

@@ -161,6 +161,10 @@ MODAL = _rx(
     r"\bstop \w+ing\b",
     r"\b(from now on|going forward|in (the )?future|next time|every time|whenever)\b",
     r"\b(policy|house style|rule of thumb)\b",
+    # routing stated as fact: "webhook and API problems go to the platform_eng queue"
+    r"(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\byou )(?<!\bit )"
+    r"\b(go|goes|belong|belongs|get routed|gets routed|are routed|is routed)\s+"
+    r"(?:straight\s+|directly\s+)?(?:to|in|into)\s+(?:the\s+)?[\w-]+",
 )
 
 
@@ -177,7 +181,16 @@ def _imperative_clause(clause: str) -> bool:
         return True
     if i + 1 < len(words) and words[i] == "do" and words[i + 1] == "not":
         return True
-    return i < len(words) and words[i] in IMPERATIVE_VERBS
+    if i < len(words) and words[i] in IMPERATIVE_VERBS:
+        # "display on the thermostat is flickering": a noun with a copula after it
+        return not _NOUN_SUBJECT.match(" ".join(words[i:]))
+    return False
+
+
+_NOUN_SUBJECT = re.compile(
+    r"^\w+\s+(?:on|of|in|at|from)\s+(?:the|a|an|my|his|her|their|our|this|that)?\s*[\w-]+\s+"
+    r"(?:is|are|was|were|keeps|has|have)\b"
+)
 
 
 _WANT_STANDING = re.compile(r"\bi (want|need|'d like|would like)\b.{0,80}$", re.IGNORECASE)

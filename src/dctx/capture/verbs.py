@@ -20,7 +20,10 @@ IMPERATIVE_VERBS = frozenset(
     record redact refer refund reject remind remove rename reply report request reroute resolve
     respond restate return review round route run save say schedule search send separate set
     show sign skip sort specify split start state stick summarize summarise surface switch tag
-    take tell treat trim try update use verify warn wrap write""".split()
+    take tell treat trim try update use verify warn wrap write
+    approve assign book bucket credit decline deny exclude grant issue normalize annualize
+    ping price quantify rebook reconcile reopen replace reship screen ship stress-test
+    transfer value waive weight""".split()
 )
 
 # Adverbs and particles that may precede the verb of an imperative.

@@ -43,6 +43,17 @@ _LEADING_NO_COMMA = re.compile(
     r"always|skip|use|send|route|escalate|flag|call|check)\b.+)$",
     re.IGNORECASE,
 )
+# "Insider bugs need to go to insider_feedback", "Webhook and API problems go to platform_eng":
+# the subject's modifiers are the condition, the whole sentence stays the rule
+_CLASS_SUBJECT = re.compile(
+    r"^(?P<cond>(?:[\w'/&-]+\s+|\([^)]{1,120}\)\s+){0,8}?[\w'/&-]*?(?:bugs?|problems?|issues?|"
+    r"requests?|tickets?|cases?|orders?|accounts?|customers?|clients?|users?|companies|"
+    r"businesses|refunds?|returns?|complaints?|questions?|disputes?|chargebacks?|rmas?|"
+    r"incidents?|claims?|leads?|prospects?|deals?|invoices?|payments?)(?:\s+\([^)]{1,120}\))?)"
+    r"\s+(?:still\s+|always\s+|all\s+)?(?P<verb>need to|needs to|should|must|have to|has to|"
+    r"go|goes|get|gets|belong|belongs|are routed|is routed)\b",
+    re.IGNORECASE,
+)
 _ASKS_WHETHER = re.compile(
     r"\b(say|tell (?:me|them|us)|check|ask|note|see|know|confirm|mention|state|show|indicate|"
     r"flag|find out|figure out|verify)$",
@@ -167,6 +178,13 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             about_query=about_query and numeric is None and not excluded,
             excluded=excluded,
         )
+    m = _CLASS_SUBJECT.match(text)
+    if m and not _opens_imperative(text):
+        # the modifiers are specific by construction ("data requests"), so generic words stay
+        keywords = condition_keywords(CLASS_NOUNS.sub(" ", m.group("cond")), generic=True)
+        keywords = keywords or condition_keywords(m.group("cond"))
+        if keywords and parse_numeric(m.group("cond")) is None:
+            return Condition(m.group("cond"), text, "", keywords, None)
     numeric = parse_numeric(text)
     if numeric is not None and not _opens_imperative(text):
         # "anything under 12 months of runway gets flagged" states a condition; "keep briefs
@@ -184,7 +202,10 @@ def _opens_imperative(text: str) -> bool:
     return bool(words) and (words[0] in IMPERATIVE_VERBS or words[0] in {"don't", "never"})
 
 
-def condition_keywords(cond: str) -> list[str]:
+_NOT_KEYWORDS = frozenset("ask request want everi each all kind thing stuff".split())
+
+
+def condition_keywords(cond: str, *, generic: bool = False) -> list[str]:
     """Stems that name what the condition is about (verbs of saying/being dropped)."""
     # a hyphenated compound counts through its parts ("non-payment" -> "payment"), so one
     # concept does not weigh three keywords in the one-third rule of `data_condition_met`
@@ -192,8 +213,8 @@ def condition_keywords(cond: str) -> list[str]:
     return list(
         dict.fromkeys(
             k
-            for k in content_stems(parts, drop_generic=True)
-            if k not in _COND_VERBS and k not in {"ask", "request", "want", "everi", "each", "all"}
+            for k in content_stems(parts, drop_generic=not generic)
+            if k not in _COND_VERBS and k not in _NOT_KEYWORDS
         )
     )
 

@@ -59,6 +59,8 @@ class Rulebook:
             self._matrix[:n] = vectors
         self.embedder = embedder
         self.result = Maintenance()
+        # rules added by this capture -> (conversation, turn text): one turn's rules coexist
+        self._turn: dict[str, tuple[str | None, str]] = {}
 
     @property
     def vectors(self) -> Vector:
@@ -81,7 +83,9 @@ class Rulebook:
         threshold = SAME_TOPIC_WITH_CUE if cue else SAME_TOPIC
         if best is not None and sim >= threshold:
             rule.group = best.group
-            same_turn = bool(set(best.evidence_ids) & set(rule.evidence_ids))
+            same_turn = bool(set(best.evidence_ids) & set(rule.evidence_ids)) or (
+                bool(raw) and self._turn.get(best.id) == (rule.conversation_id, raw)
+            )
             if same_turn:
                 rule.group = f"{best.group}+{rule.id}"  # one turn's rules never replace each other
             elif best.actor == rule.actor and best.scope.subject == rule.scope.subject:
@@ -89,6 +93,8 @@ class Rulebook:
             else:
                 self.result.log.append(f"conflict group {best.group}: {best.id} vs {rule.id}")
         self._append(rule, vec)
+        if raw:
+            self._turn[rule.id] = (rule.conversation_id, raw)
 
     def _add_tool_rule(self, rule: Rule, vec: Vector) -> None:
         for existing in self.rules:

@@ -1,0 +1,93 @@
+"""Conditions a correction states, and the ones it only seems to state."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dctx.compile.conditions import condition_keywords, split_condition
+from dctx.compile.phrasing import drop_reasons
+from dctx.models import Trigger, TriggerKind
+from dctx.retrieve.context import RunContext, data_condition_met
+
+
+@pytest.mark.parametrize(
+    "directive",
+    [
+        "End every brief with a one-line bottom line.",  # "with" completes the verb
+        "Keep these briefs under 150 words, always.",  # a number inside a command's object
+        "Always compute the Rule of 40 and say if they clear 40.",  # "say if" asks whether
+    ],
+)
+def test_not_a_condition(directive: str) -> None:
+    assert split_condition(directive, []) is None
+
+
+def test_numeric_condition_stated_as_subject() -> None:
+    cond = split_condition("Anything under 12 months of runway gets flagged as a risk", [])
+    assert cond is not None and cond.numeric is not None
+    assert (cond.numeric.op, cond.numeric.value) == ("<", 12.0)
+    assert "runway" in cond.numeric.terms
+
+
+def test_class_qualifier_with_slash_and_no_comma() -> None:
+    cond = split_condition("For software/SaaS companies always compute the Rule of 40", [])
+    assert cond is not None
+    assert cond.text == "software/SaaS companies"
+    assert cond.main.startswith("always compute")
+
+
+def test_leading_condition_without_comma() -> None:
+    cond = split_condition(
+        "When the account status comes back suspended there's no point touching the order", []
+    )
+    assert cond is not None
+    assert cond.text == "the account status comes back suspended"
+    assert "suspend" in cond.keywords
+
+
+@pytest.mark.parametrize(
+    ("directive", "value", "keywords"),
+    [
+        ("Whenever the order currency isn't USD, write the ISO code", "USD", ["order", "currenc"]),
+        ("If the financials come back in anything other than USD, convert", "USD", ["financi"]),
+    ],
+)
+def test_negated_value(directive: str, value: str, keywords: list[str]) -> None:
+    cond = split_condition(directive, [])
+    assert cond is not None
+    assert cond.excluded == [value]
+    assert cond.keywords == keywords
+
+
+def test_compound_counts_once() -> None:
+    assert condition_keywords("suspended for non-payment") == ["suspend", "payment"]
+
+
+def test_reason_aside_dropped_but_elaboration_kept() -> None:
+    assert drop_reasons("Round to one decimal - two decimals is false precision.") == (
+        "Round to one decimal"
+    )
+    kept = "P/E should be on forward earnings - consensus EPS for the next twelve months."
+    assert drop_reasons(kept) == kept
+
+
+def _ctx(*results: dict[str, object]) -> RunContext:
+    ctx = RunContext.start("Refund order KA-1 and draft the confirmation")
+    for result in results:
+        ctx.add_step("get_order", {"order_id": "KA-1"}, json.dumps(result))
+    return ctx
+
+
+def test_negated_condition_needs_another_value() -> None:
+    trig = Trigger(kind=TriggerKind.DATA, keywords=["order", "currenc"], excluded=["USD"])
+    assert not data_condition_met(trig, _ctx())  # nothing known before data arrives
+    assert not data_condition_met(trig, _ctx({"currency": "USD", "amount": 10}))
+    assert data_condition_met(trig, _ctx({"currency": "EUR", "amount": 10}))
+
+
+def test_negated_condition_finds_field_by_shape() -> None:
+    trig = Trigger(kind=TriggerKind.DATA, keywords=["financi"], excluded=["USD"])
+    assert data_condition_met(trig, _ctx({"ccy": "GBP", "revenue": 1.0}))
+    assert not data_condition_met(trig, _ctx({"ccy": "USD", "revenue": 1.0}))
