@@ -33,7 +33,10 @@ class Calibration:
 
 
 CALIBRATIONS: dict[str, Calibration] = {
-    "minilm-l6-v2-int8": Calibration(query_floor=0.45, step_floor=0.55, condition_floor=0.3),
+    # situations are compared with names masked on both sides ("Brief on X (X)"), so a same-task
+    # request scores well above unrelated ones; 0.35 keeps paraphrased tasks ("stack up" vs
+    # "compare") without reaching across tasks
+    "minilm-l6-v2-int8": Calibration(query_floor=0.35, step_floor=0.55, condition_floor=0.25),
     "hashing-384": Calibration(query_floor=0.30, step_floor=0.40, condition_floor=0.2),
 }
 DEFAULT_CALIBRATION = Calibration(query_floor=0.45, step_floor=0.55, condition_floor=0.3)
@@ -269,6 +272,7 @@ class Retriever:
                 snap.index.trigger_vectors[cand] @ step_vec,
                 snap.index.text_vectors[cand] @ step_vec,
             )
-            top = cand[sims >= self.calibration.step_floor]
-            chosen.extend(int(i) for i in top[: self.calibration.top_k])
+            passing = np.flatnonzero(sims >= self.calibration.step_floor)
+            best = passing[np.argsort(-sims[passing], kind="stable")][: self.calibration.top_k]
+            chosen.extend(int(i) for i in cand[best])
         return self._resolve(view, rules, chosen, actor)
