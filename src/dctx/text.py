@@ -14,7 +14,11 @@ from typing import Any
 import snowballstemmer
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'\-]*|\d+(?:\.\d+)?")
-_SENT_SPLIT = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Za-z0-9])|\n+")
+# no split after "i.e." / "e.g." / "vs." / "etc.": they continue the sentence
+_SENT_SPLIT = re.compile(
+    r"(?<=[.!?;])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)\s+"
+    r"(?=[\"'(\[]?[A-Za-z0-9])|\n+"
+)
 
 STOPWORDS = frozenset(
     """a an the and or but if then else when whenever while for to of in on at by with from into

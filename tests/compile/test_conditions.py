@@ -91,3 +91,22 @@ def test_negated_condition_finds_field_by_shape() -> None:
     trig = Trigger(kind=TriggerKind.DATA, keywords=["financi"], excluded=["USD"])
     assert data_condition_met(trig, _ctx({"ccy": "GBP", "revenue": 1.0}))
     assert not data_condition_met(trig, _ctx({"ccy": "USD", "revenue": 1.0}))
+
+
+def test_requirement_threshold_fires_on_breach() -> None:
+    cond = split_condition("From Series B onward the burn multiple has to be under 1.5x", [])
+    assert cond is not None and cond.numeric is not None
+    assert (cond.numeric.op, cond.numeric.value) == (">=", 1.5)
+
+
+def test_relative_clause_class_is_a_condition() -> None:
+    cond = split_condition("For anything that pays a dividend, also give the payout ratio", [])
+    assert cond is not None
+    assert cond.keywords == ["pay", "dividend"]
+
+
+def test_class_subject_is_the_condition() -> None:
+    cond = split_condition("Webhook and API problems go to the platform_eng queue.", [])
+    assert cond is not None
+    assert {"webhook", "api"} <= set(cond.keywords)
+    assert cond.main.startswith("Webhook and API problems go to")

@@ -145,8 +145,8 @@ def strip_filler(sentence: str) -> str:
 
 _CLAUSE_SPLIT = re.compile(r"\s*(?:[,;:]|\s[-–—]\s|\bbut\b|\band\b)\s*", re.IGNORECASE)
 _LEAD_CONDITION = re.compile(
-    r"^(?:when(?:ever)?|if|for|once|where|in case|any ?time|each time|every time|with|on)\b"
-    r"[^,:]{1,120}?(?:,|:)\s*",
+    r"^(?:when(?:ever)?|if|for|once|where|in case|any ?time|each time|every time|with|on|"
+    r"anything|everything|whatever|any \w+|all \w+)\b[^,:]{1,120}?(?:,|:)\s*",
     re.IGNORECASE,
 )
 MODAL = _rx(
@@ -156,7 +156,7 @@ MODAL = _rx(
     r"\bi (prefer|'d prefer|would prefer|'d rather|would rather|like it when)\b(?! not to be)",
     r"\bwe (always|never|use|need|prefer|require|want|expect)\b",
     r"(?<!\bi )(?<!\bthere )(?<!\bit )(?<!\bthat )(?<!\bthis )\b(should|must|needs? to|has to|"
-    r"have to|ought to) (always |never |not |only |also )?(?!be (some|a|an)\b)\w+",
+    r"have to|ought to) (always |never |not |only |also )?(?!be (some|a|an)\b)(?!have\b)\w+",
     r"\b(no need to|there'?s no point|no point (in )?\w+ing|is pointless|not worth \w+ing)\b",
     r"\bstop \w+ing\b",
     r"\b(from now on|going forward|in (the )?future|next time|every time|whenever)\b",
@@ -201,8 +201,10 @@ _STANDING_CONTEXT = re.compile(
 )
 
 
+# an identifier mixes digits with capitals or underscores ("GH-75112", "credit_card_7334"),
+# unlike a measure ("5-year", "12-month")
 _TASK_BOUND = re.compile(
-    r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{5,}\b|\b(my|mine)\b|"
+    r"\b(?=[A-Za-z0-9_-]*\d)(?-i:(?=[A-Za-z0-9_-]*[A-Z_]))[A-Za-z0-9_-]{5,}\b|\b(my|mine)\b|"
     r"\bi(\s+\w+){0,2}\s+(need|have|must|should|want)\b",
     re.IGNORECASE,
 )
@@ -236,7 +238,7 @@ def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKin
     standing = _standing(text)
     if first_turn:
         return SentenceKind.DIRECTIVE if standing and is_directive(text) else SentenceKind.REQUEST
-    if REQUEST.search(core) and not standing:
+    if REQUEST.search(core) and not standing and not _REDIRECTS_HABIT.search(core):
         return SentenceKind.REQUEST
     if not standing and _TASK_BOUND.search(text) and not _LEAD_CONDITION.match(core):
         return SentenceKind.REQUEST  # "Cancel XEHM4B", "I really need to change my flight"
@@ -250,6 +252,14 @@ def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKin
             return SentenceKind.ACCEPTANCE
         return classify_sentence(rest)
     return SentenceKind.OTHER
+
+
+# "Compare to the current peer median instead, like you originally did": a command verb that
+# usually opens a request, correcting how the agent works
+_REDIRECTS_HABIT = re.compile(
+    r"^(?:please\s+)?(?:compare|review|pull|run|check on)\b(?!.*\?\s*$).*\b(instead|rather than)\b",
+    re.IGNORECASE,
+)
 
 
 def _standing(text: str) -> bool:

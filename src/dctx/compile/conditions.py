@@ -54,6 +54,15 @@ _CLASS_SUBJECT = re.compile(
     r"go|goes|get|gets|belong|belongs|are routed|is routed)\b",
     re.IGNORECASE,
 )
+_RELATIVE_CLASS = re.compile(
+    r"^(?:anything|everything|any(?:one| \w+)?|all \w+|those|ones|names|whatever)\s+"
+    r"(?:that|which|who|with|where)\b",
+    re.IGNORECASE,
+)
+_REQUIREMENT = re.compile(
+    r"\b(has to|have to|must|should|needs? to|ought to) (be|stay|remain|come in)\s*$", re.IGNORECASE
+)
+_VIOLATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _ASKS_WHETHER = re.compile(
     r"\b(say|tell (?:me|them|us)|check|ask|note|see|know|confirm|mention|state|show|indicate|"
     r"flag|find out|figure out|verify)$",
@@ -226,6 +235,8 @@ def _is_class_qualifier(cond: str, subjects: list[str]) -> bool:
     low = cond.lower()
     if any(v.lower() in low for s in subjects for v in name_variants(s)):
         return True
+    if _RELATIVE_CLASS.match(cond):
+        return True  # "for anything that pays a dividend"
     if not CLASS_NOUNS.search(cond):
         return False
     # "for the report" / "for each company" name the object, not a qualifier on it
@@ -240,6 +251,8 @@ def parse_numeric(cond: str) -> NumericCondition | None:
     op = _OPS.get(m.group("op").lower())
     if op is None:
         return None
+    if _REQUIREMENT.search(cond[: m.start("op")]):
+        op = _VIOLATED[op]  # "burn multiple has to be under 1.5x": the rule is about breaches
     value = float(m.group("num").replace(",", ""))
     unit = (m.group("unit") or "").lower()
     value *= _SCALE.get(unit, 1.0)

@@ -51,7 +51,7 @@ _THIS_SUBJECT = re.compile(
     r"\bonly for\b",
     re.IGNORECASE,
 )
-_IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{4,}\b")
+_IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Z_])[A-Za-z0-9_\-]{4,}\b")
 
 
 @dataclass(slots=True)

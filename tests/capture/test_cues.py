@@ -1,0 +1,51 @@
+"""How a user's sentence is read: a standing directive, a one-time request, or talk."""
+
+from __future__ import annotations
+
+import pytest
+
+from dctx.capture.corrections import _classify_turn
+from dctx.capture.cues import SentenceKind, classify_sentence
+from dctx.text import sentences
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Compare the multiple to the company's own 5-year average instead.",  # "5-year" is no id
+        "Compare to the current peer median instead, like you originally did.",
+        "Webhook and API problems go to the platform_eng queue.",
+        "Never value a REIT on EPS.",
+        "For Business customers with orders older than 30 days, issue store credit instead.",
+        "anything under 12 months of runway, I want a red-flag line right at the top.",
+    ],
+)
+def test_directive(sentence: str) -> None:
+    assert classify_sentence(sentence) is SentenceKind.DIRECTIVE
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Compare Acme and Globex on FY2025.",
+        "0.06x should have been a red flag.",
+        "dario@libero.it: display on the thermostat is flickering, it's 8 months old",
+        "Cancel reservation XEHM4B.",
+    ],
+)
+def test_not_a_directive(sentence: str) -> None:
+    assert classify_sentence(sentence) is not SentenceKind.DIRECTIVE
+
+
+def test_abbreviations_do_not_end_a_sentence() -> None:
+    text = "When net burn is negative - i.e. cash flow is positive - skip it. Say so."
+    assert len(sentences(text)) == 2
+
+
+def test_named_directive_inherits_the_turns_subject() -> None:
+    turn = (
+        "For Tidewater, never copy patient details into a ticket. "
+        "Acknowledgements go to Colette Vance, not whichever admin wrote in."
+    )
+    _, directives = _classify_turn(turn, first_turn=False)
+    assert [d for _, d in directives][1].startswith("For Tidewater, acknowledgements go to")
