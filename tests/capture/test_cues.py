@@ -18,6 +18,7 @@ from dctx.text import sentences
         "Never value a REIT on EPS.",
         "For Business customers with orders older than 30 days, issue store credit instead.",
         "anything under 12 months of runway, I want a red-flag line right at the top.",
+        "Subject lines should start with the ticket number, like '[CS-40212] Your exchange'.",
     ],
 )
 def test_directive(sentence: str) -> None:

@@ -110,3 +110,25 @@ def test_class_subject_is_the_condition() -> None:
     assert cond is not None
     assert {"webhook", "api"} <= set(cond.keywords)
     assert cond.main.startswith("Webhook and API problems go to")
+
+
+def test_money_threshold_without_a_field_name() -> None:
+    cond = split_condition("Anything over $200 needs a manager's approval first", [])
+    assert cond is not None and cond.numeric is not None
+    assert cond.numeric.op == ">" and cond.numeric.value == 200.0
+    assert {"amount", "total", "price"} <= set(cond.numeric.terms)
+
+
+def test_preamble_kept_when_it_is_the_rule() -> None:
+    from dctx.compile.phrasing import drop_preamble
+
+    assert drop_preamble("I need this in our format: open with a score") == "open with a score"
+    kept = "Summaries should always be a markdown table: metric | value | YoY change."
+    assert drop_preamble(kept) == kept
+
+
+def test_quoted_wording_makes_a_format_rule() -> None:
+    from dctx.compile.phrasing import rule_type
+    from dctx.models import RuleType
+
+    assert rule_type("Drop the 'we apologize for any inconvenience'.") is RuleType.FORMAT

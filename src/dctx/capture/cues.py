@@ -240,7 +240,11 @@ def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKin
         return SentenceKind.DIRECTIVE if standing and is_directive(text) else SentenceKind.REQUEST
     if REQUEST.search(core) and not standing and not _REDIRECTS_HABIT.search(core):
         return SentenceKind.REQUEST
-    if not standing and _TASK_BOUND.search(text) and not _LEAD_CONDITION.match(core):
+    if (
+        not standing
+        and _TASK_BOUND.search(_EXAMPLES.sub(" ", text))
+        and not _LEAD_CONDITION.match(core)
+    ):
         return SentenceKind.REQUEST  # "Cancel XEHM4B", "I really need to change my flight"
     if ACCEPTANCE.match(core) and not ACCEPTANCE.sub("", core, count=1).strip():
         return SentenceKind.ACCEPTANCE
@@ -258,6 +262,13 @@ def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKin
 # usually opens a request, correcting how the agent works
 _REDIRECTS_HABIT = re.compile(
     r"^(?:please\s+)?(?:compare|review|pull|run|check on)\b(?!.*\?\s*$).*\b(instead|rather than)\b",
+    re.IGNORECASE,
+)
+
+
+# quoted text and "like ..." examples show a format; an id inside them is not the task's
+_EXAMPLES = re.compile(
+    r"'[^']{2,80}'|\"[^\"]{2,80}\"|[‘“][^’”]{2,80}[’”]|\b(?:like|e\.g\.|for example|such as)\s+\S+",
     re.IGNORECASE,
 )
 

@@ -63,6 +63,8 @@ _REQUIREMENT = re.compile(
     r"\b(has to|have to|must|should|needs? to|ought to) (be|stay|remain|come in)\s*$", re.IGNORECASE
 )
 _VIOLATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_MONEY = re.compile(r"[$€£]|\b(usd|eur|gbp|dollars?|euros?|pounds?)\b", re.IGNORECASE)
+MONEY_TERMS = ("amount", "total", "price", "cost", "valu", "balanc", "fee", "charg")
 _ASKS_WHETHER = re.compile(
     r"\b(say|tell (?:me|them|us)|check|ask|note|see|know|confirm|mention|state|show|indicate|"
     r"flag|find out|figure out|verify)$",
@@ -261,6 +263,8 @@ def parse_numeric(cond: str) -> NumericCondition | None:
         terms.extend(content_stems(m.group("after"), drop_generic=True))
     if unit and unit not in _SCALE and unit not in {"%", "percent"}:
         terms.extend(content_stems(unit))
+    if not terms and _MONEY.search(m.group(0)):
+        terms = list(MONEY_TERMS)  # "anything over $200": an amount, whatever its field is called
     if not terms:
         return None
     return NumericCondition(terms=terms, op=op, value=value)  # type: ignore[arg-type]

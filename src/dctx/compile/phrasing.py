@@ -67,6 +67,14 @@ CONTENT_CUES = re.compile(
 )
 
 
+# a quoted phrase of two or more words in a directive is wording to use or avoid
+_QUOTED_WORDING = re.compile(r"(?<!\w)['\"‘“][^'\"’”]*?\s[^'\"’”]*?['\"’”](?!\w)")
+_HEAD_RULE = re.compile(
+    r"\b(should|must|needs? to|has to|have to|always|never)\b|^\s*(anything|everything|any|all)\b",
+    re.IGNORECASE,
+)
+
+
 def drop_preamble(sentence: str) -> str:
     """'I need this in our format: open with a score' -> 'open with a score'. A condition before
     the colon is kept as a leading clause ('Whenever I ask you to compare: table' ->
@@ -76,6 +84,11 @@ def drop_preamble(sentence: str) -> str:
         return sentence
     if re.match(r"^\s*(when(ever)?|if|for|once|any ?time|each time|every time)\b", head, re.I):
         return f"{head.strip()}, {tail.strip()}"
+    if _HEAD_RULE.search(head):
+        # "summaries should always be a markdown table: metric | value | YoY" - the head is
+        # the rule and the tail its detail; "anything over $200 needs approval: call X" - the
+        # head is the condition
+        return f"{head.strip()}: {tail.strip()}"
     return tail.strip()
 
 
@@ -133,7 +146,7 @@ def imperative(sentence: str) -> str:
 
 def rule_type(text: str) -> RuleType:
     """FORMAT when the directive is about the form of the output, else CONTENT."""
-    fmt = len(FORMAT_CUES.findall(text))
+    fmt = len(FORMAT_CUES.findall(text)) + len(_QUOTED_WORDING.findall(text))
     content = len(CONTENT_CUES.findall(text))
     return RuleType.FORMAT if fmt > content else RuleType.CONTENT
 
