@@ -172,6 +172,12 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             continue
         if not leading and kw in {"for", "on", "with"} and len(main.split()) < 2:
             continue
+        if (
+            not leading
+            and kw in {"for", "on"}
+            and not CLASS_NOUNS.search(" ".join(cond.split()[:4]))
+        ):
+            continue  # "put the link on the line under it so people can check incidents"
         if not leading and kw == "if" and _ASKS_WHETHER.search(main):
             continue  # "say if they clear 40": an embedded question, not a condition
         numeric = parse_numeric(cond)

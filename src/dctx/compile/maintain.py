@@ -27,6 +27,12 @@ _REPLACEMENT_CUE = re.compile(
     r"going forward|update|updated|new policy|wrong|scratch|correction|replace)\b",
     re.IGNORECASE,
 )
+# cues that the turn replaces something it names ("X is too casual, use Y instead")
+_NAMES_REPLACEMENT = re.compile(
+    r"\b(instead|rather than|replaces?|scratch|no longer|not anymore|any more|switch(ed)? to|"
+    r"too (casual|formal|long|short|much|vague|noisy))\b",
+    re.IGNORECASE,
+)
 _WITHDRAW_WORDS = re.compile(
     r"\b(forget|about|never ?mind|ignore|what i said|no longer|need|needed|necessary|required|"
     r"want|stop|doing|that|this|it|the|my|earlier|previous|old|rule|requirement|instruction|"
@@ -92,6 +98,11 @@ class Rulebook:
                 self._supersede(best, rule)
             else:
                 self.result.log.append(f"conflict group {best.group}: {best.id} vs {rule.id}")
+        elif raw and _NAMES_REPLACEMENT.search(raw):
+            named = self._named_in_turn(rule, raw)
+            if named is not None:
+                rule.group = named.group
+                self._supersede(named, rule)
         self._append(rule, vec)
         if raw:
             self._turn[rule.id] = (rule.conversation_id, raw)
@@ -132,6 +143,29 @@ class Rulebook:
             if sim > best_sim:
                 best, best_sim = other, sim
         return best, best_sim
+
+    def _named_in_turn(self, rule: Rule, raw: str) -> Rule | None:
+        """The actor's older rule that a replacing turn names ("Cheers is too casual ... make
+        it 'Kind regards' instead"), however little the new rule's own words resemble it."""
+        said = set(content_stems(raw, drop_generic=True))
+        new = set(content_stems(rule.text, drop_generic=True))
+        best: Rule | None = None
+        best_hits = 0
+        for other in self.rules:
+            if (
+                other.actor != rule.actor
+                or other.source is not RuleSource.CORRECTION
+                or other.status not in (RuleStatus.ACTIVE, RuleStatus.DRAFT)
+                or other.scope.skill != rule.scope.skill
+                or other.scope.subject != rule.scope.subject
+                or self._turn.get(other.id) == (rule.conversation_id, raw)
+                or bool(set(other.evidence_ids) & set(rule.evidence_ids))
+            ):
+                continue
+            hits = len((set(content_stems(other.text, drop_generic=True)) - new) & said)
+            if hits > best_hits:
+                best, best_hits = other, hits
+        return best
 
     def _agree(self, existing: Rule, rule: Rule, vec: Vector) -> None:
         compatible = existing.scope.actor is None or existing.scope.actor == rule.scope.actor

@@ -1,0 +1,58 @@
+"""A turn that names what it replaces supersedes the actor's older rule."""
+
+from __future__ import annotations
+
+from dctx.memory import Memory
+from dctx.models import RuleStatus
+
+ASK = "Write a reply to {who}: they ask if payslips can be emailed as PDFs."
+
+
+def _session(who: str, correction: str) -> list[dict[str, str]]:
+    return [
+        {"role": "user", "content": ASK.format(who=who)},
+        {"role": "assistant", "content": "Hi, yes they can. Best, Support"},
+        {"role": "user", "content": correction},
+    ]
+
+
+def test_named_replacement_supersedes_however_it_is_worded(mem: Memory) -> None:
+    mem.capture(
+        _session("Oakhaven Dental", "Sign off with 'Cheers, the Juniper team', a bit warmer."),
+        actor="rowan",
+        skill="support",
+        conversation_id="s1",
+        timestamp="2026-01-13T10:00:00Z",
+    )
+    mem.capture(
+        _session(
+            "Castellan Freight",
+            "hmm, Cheers is too casual for B2B customers. Make it 'Kind regards' instead.",
+        ),
+        actor="rowan",
+        skill="support",
+        conversation_id="s2",
+        timestamp="2026-02-02T10:00:00Z",
+    )
+    active = [r.text for r in mem.rules(status=RuleStatus.ACTIVE)]
+    assert not any("Cheers" in t for t in active)
+    assert any("Kind regards" in t for t in active)
+
+
+def test_another_actor_naming_it_does_not_supersede(mem: Memory) -> None:
+    mem.capture(
+        _session("Oakhaven Dental", "Sign off with 'Cheers, the Juniper team', a bit warmer."),
+        actor="rowan",
+        skill="support",
+        conversation_id="s1",
+        timestamp="2026-01-13T10:00:00Z",
+    )
+    mem.capture(
+        _session("Castellan Freight", "Cheers is too casual. Make it 'Kind regards' instead."),
+        actor="ines",
+        skill="support",
+        conversation_id="s2",
+        timestamp="2026-02-02T10:00:00Z",
+    )
+    texts = {r.text: r.status.value for r in mem.rules()}
+    assert any("Cheers" in t and s == "active" for t, s in texts.items())
