@@ -14,9 +14,10 @@ from typing import Any
 import snowballstemmer
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'\-]*|\d+(?:\.\d+)?")
-# no split after "i.e." / "e.g." / "vs." / "etc.": they continue the sentence
+# no split after "i.e." / "e.g." / "vs." / "etc.": they continue the sentence; nor at ";",
+# which joins clauses of one thought (a rule ladder "NRR < 100 -> at-risk; otherwise ...")
 _SENT_SPLIT = re.compile(
-    r"(?<=[.!?;])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)\s+"
+    r"(?<=[.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)\s+"
     r"(?=[\"'(\[]?[A-Za-z0-9])|\n+"
 )
 

@@ -132,3 +132,26 @@ def test_quoted_wording_makes_a_format_rule() -> None:
     from dctx.models import RuleType
 
     assert rule_type("Drop the 'we apologize for any inconvenience'.") is RuleType.FORMAT
+
+
+def test_ladder_stays_one_rule() -> None:
+    from dctx.compile.phrasing import split_directives
+
+    ladder = "NRR under 100 -> at-risk; otherwise growth >40% and GM >60% -> growth; else core"
+    assert split_directives(ladder) == [ladder]
+    assert split_directives("Put it in a table; bold the totals") == [
+        "Put it in a table",
+        "bold the totals",
+    ]
+
+
+def test_trailing_condition_belongs_to_its_own_clause() -> None:
+    from dctx.compile.corrections import _clauses
+
+    text = (
+        "Set them to pending_customer so the customer can confirm the fix; "
+        "they auto-close after 72 hours if nobody replies"
+    )
+    assert _clauses(text) == ["Set them to pending_customer so the customer can confirm the fix"]
+    led = "For banks, lead with CET1; show the buffer too"
+    assert _clauses(led) == [led]

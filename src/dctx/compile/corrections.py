@@ -91,13 +91,29 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     shared = bool(SHARED_SCOPE.search(signal.raw))
     directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", signal.directive).strip(" ,:")))
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
-    cond = split_condition(directive, signal.subjects)
-    mains = split_directives(cond.main if cond else directive)
-    for main in mains:
-        rule = _build_rule(signal, main, cond, shared, ev)
-        if rule is not None:
-            out.rules.append(rule)
+    for clause in _clauses(directive):
+        cond = split_condition(clause, signal.subjects)
+        for main in split_directives(cond.main if cond else clause):
+            rule = _build_rule(signal, main, cond, shared, ev)
+            if rule is not None:
+                out.rules.append(rule)
     return out
+
+
+def _clauses(directive: str) -> list[str]:
+    """Semicolon clauses that carry their own conditions: "set them to pending_customer; they
+    auto-close after 72 hours if nobody replies" - the trailing "if" is the second clause's,
+    and that clause states a fact, not a directive, so it is dropped. A leading condition
+    ("for banks, X; Y") or a ladder ("a -> b; otherwise c") keeps the sentence whole."""
+    from dctx.capture.cues import is_directive
+
+    parts = [p.strip() for p in re.split(r"\s*;\s*", directive) if p.strip()]
+    if len(parts) < 2 or "->" in directive or "→" in directive:
+        return [directive]
+    first = split_condition(parts[0], [])
+    if first is not None and directive.lower().startswith(first.qualifier.lower() or "\0"):
+        return [directive]
+    return [parts[0]] + [p for p in parts[1:] if is_directive(p)]
 
 
 def _build_rule(

@@ -167,4 +167,9 @@ def split_directives(sentence: str) -> list[str]:
         flags=re.IGNORECASE,
     )
     out = [p.strip(" ,.") for p in parts if p and len(p.strip(" ,.").split()) >= 2]
+    if any(_DEPENDENT.match(p) for p in out[1:]) or "->" in sentence or "→" in sentence:
+        return [sentence]  # a ladder ("X -> a; otherwise Y -> b; everything else c") is one rule
     return out or [sentence]
+
+
+_DEPENDENT = re.compile(r"^(otherwise|else|everything else|anything else|if not|unless)\b", re.I)
