@@ -19,6 +19,8 @@ from dctx.text import sentences
         "For Business customers with orders older than 30 days, issue store credit instead.",
         "anything under 12 months of runway, I want a red-flag line right at the top.",
         "Subject lines should start with the ticket number, like '[CS-40212] Your exchange'.",
+        "The 1-hour priority callback is for Platinum only, that's the rule for all of us.",
+        "With the tier restructure that went live today, Gold members now also get the callback.",
     ],
 )
 def test_directive(sentence: str) -> None:
@@ -36,6 +38,15 @@ def test_directive(sentence: str) -> None:
 )
 def test_not_a_directive(sentence: str) -> None:
     assert classify_sentence(sentence) is not SentenceKind.DIRECTIVE
+
+
+def test_today_is_a_one_off_unless_it_dates_a_change() -> None:
+    assert classify_sentence("cc me on anything else from Harbor Lane today") is (
+        SentenceKind.ONE_OFF
+    )
+    assert classify_sentence("Gold members now also get it, the change went live today.") is (
+        SentenceKind.DIRECTIVE
+    )
 
 
 def test_abbreviations_do_not_end_a_sentence() -> None:

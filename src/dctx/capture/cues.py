@@ -112,7 +112,10 @@ ONE_OFF = _rx(
     r"\b(don'?t|do not) make (a habit|it a habit|this a habit)\b",
     r"\bback to normal\b",
     r"\bthis time\b",
-    r"\b(for )?today\b",
+    # "cc me on anything from them today" is a one-off; "the restructure that went live today"
+    # dates a standing change
+    r"\btoday\b(?<!live today)(?<!as of today)(?<!from today)(?<!starting today)"
+    r"(?<!effective today)(?<!since today)",
     r"\bthis (morning|afternoon|week)\b",
     r"\b(today|this time) (only|just)\b",
 )
@@ -160,7 +163,9 @@ MODAL = _rx(
     r"\b(no need to|there'?s no point|no point (in )?\w+ing|is pointless|not worth \w+ing)\b",
     r"\bstop \w+ing\b",
     r"\b(from now on|going forward|in (the )?future|next time|every time|whenever)\b",
-    r"\b(policy|house style|rule of thumb)\b",
+    r"\b(policy|house style|rule of thumb|(that'?s|it'?s|this is) the rule|standing rule)\b",
+    # a stated correction of a fact the agent works by: "the window is 14 days, not 30"
+    r"\b(is|are) (now )?[^.,;!?]{1,40}, not [^.,;!?]{1,30}",
     # routing stated as fact: "webhook and API problems go to the platform_eng queue"
     r"(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\byou )(?<!\bit )"
     r"\b(go|goes|belong|belongs|get routed|gets routed|are routed|is routed)\s+"
@@ -219,9 +224,12 @@ def is_directive(sentence: str) -> bool:
         return True
     if MODAL.search(sentence):
         return True
+    if _states_class_policy(core):
+        return True  # "Gold members now also get the 1-hour priority callback"
     if _WANT_STANDING.search(sentence) and _STANDING_CONTEXT.search(strip_filler(sentence)):
         return True  # "anything under 12 months of runway, I want a red-flag line at the top"
-    return any(_imperative_clause(strip_filler(c)) for c in _CLAUSE_SPLIT.split(core)[1:] if c)
+    clauses = [strip_filler(c) for c in _CLAUSE_SPLIT.split(core)[1:] if c]
+    return any(_imperative_clause(c) or _states_class_policy(c) for c in clauses)
 
 
 def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKind:
@@ -273,12 +281,19 @@ _EXAMPLES = re.compile(
 )
 
 
+def _states_class_policy(text: str) -> bool:
+    from dctx.compile.conditions import class_subject
+
+    return class_subject(text) is not None
+
+
 def _standing(text: str) -> bool:
     return bool(
         re.search(
             r"\b(always|never|from now on|going forward|in (the )?future|every time|whenever|"
             r"policy|make sure|remember|as a (general )?rule|by default|standing (things?|rules?|"
-            r"instructions?|orders?|requests?|preferences?))\b",
+            r"instructions?|orders?|requests?|preferences?)|"
+            r"for (everyone|the whole team|all of us)|this replaces|(new|the) rule)\b",
             text,
             re.IGNORECASE,
         )

@@ -24,7 +24,10 @@ _NOT_NAMES = frozenset(
     Where Which Who Can Could Would Should Now Next Then Also And But Use Include Compare Check
     Look Find Get Pull Draft Prepare Help The This That These Those Our My Your Good Great Thanks
     Thank Yes No Ok Okay Hi Hello Hey Dear Q1 Q2 Q3 Q4 FY USD EUR GBP JSON API KB FAQ SLA CEO CFO
-    Write Create Review Assess Investigate Run Let Let's Please,""".split()
+    Write Create Review Assess Investigate Run Let Let's Please,
+    January February March April May June July August September October November December
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday Morning Afternoon Evening
+    FYI""".split()
 )
 GENERIC_BY_KEY = {
     "company": "the company",

@@ -49,9 +49,10 @@ _CLASS_SUBJECT = re.compile(
     r"^(?P<cond>(?:[\w'/&-]+\s+|\([^)]{1,120}\)\s+){0,8}?[\w'/&-]*?(?:bugs?|problems?|issues?|"
     r"requests?|tickets?|cases?|orders?|accounts?|customers?|clients?|users?|companies|"
     r"businesses|refunds?|returns?|complaints?|questions?|disputes?|chargebacks?|rmas?|"
-    r"incidents?|claims?|leads?|prospects?|deals?|invoices?|payments?)(?:\s+\([^)]{1,120}\))?)"
-    r"\s+(?:still\s+|always\s+|all\s+)?(?P<verb>need to|needs to|should|must|have to|has to|"
-    r"go|goes|get|gets|belong|belongs|are routed|is routed)\b",
+    r"incidents?|claims?|leads?|prospects?|deals?|invoices?|payments?|members?|subscribers?|"
+    r"tiers?|plans?)(?:\s+\([^)]{1,120}\))?)"
+    r"\s+(?:now\s+)?(?:also\s+)?(?:still\s+|always\s+|all\s+)?(?P<verb>need to|needs to|should|"
+    r"must|have to|has to|go|goes|get|gets|belong|belongs|are routed|is routed)\b",
     re.IGNORECASE,
 )
 _RELATIVE_CLASS = re.compile(
@@ -172,6 +173,8 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             continue
         if not leading and kw in {"for", "on", "with"} and len(main.split()) < 2:
             continue
+        if kw.lower() == "with" and not CLASS_NOUNS.fullmatch(cond.split()[-1]):
+            continue  # "with the tier restructure that went live today": an event, not a class
         if (
             not leading
             and kw in {"for", "on"}
@@ -195,19 +198,29 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             about_query=about_query and numeric is None and not excluded,
             excluded=excluded,
         )
-    m = _CLASS_SUBJECT.match(text)
-    if m and not _opens_imperative(text):
-        # the modifiers are specific by construction ("data requests"), so generic words stay
-        keywords = condition_keywords(CLASS_NOUNS.sub(" ", m.group("cond")), generic=True)
-        keywords = keywords or condition_keywords(m.group("cond"))
-        if keywords and parse_numeric(m.group("cond")) is None:
-            return Condition(m.group("cond"), text, "", keywords, None)
+    subject = class_subject(text)
+    if subject is not None:
+        return subject
     numeric = parse_numeric(text)
     if numeric is not None and not _opens_imperative(text):
         # "anything under 12 months of runway gets flagged" states a condition; "keep briefs
         # under 150 words" is a command whose object happens to hold a number
         return Condition(text, text, "", [], numeric)
     return None
+
+
+def class_subject(text: str) -> Condition | None:
+    """ "Insider bugs need to go to insider_feedback": a policy stated about a class, whose
+    modifiers are the condition; the whole sentence stays the rule. None if not that form."""
+    m = _CLASS_SUBJECT.match(text.strip())
+    if not m or _opens_imperative(text):
+        return None
+    # the modifiers are specific by construction ("data requests"), so generic words stay
+    keywords = condition_keywords(CLASS_NOUNS.sub(" ", m.group("cond")), generic=True)
+    keywords = keywords or condition_keywords(m.group("cond"))
+    if not keywords or parse_numeric(m.group("cond")) is not None:
+        return None
+    return Condition(m.group("cond"), text.strip().rstrip(".!"), "", keywords, None)
 
 
 def _opens_imperative(text: str) -> bool:

@@ -186,7 +186,10 @@ def _specific_subject(signal: CorrectionSignal, main: str, cond: Condition | Non
 def _generalize(text: str, signal: CorrectionSignal) -> str:
     """Replace the seed subject's names with a generic term ("Acme's" -> "the company's")."""
     for subject in sorted(signal.subjects, key=len, reverse=True):
-        term = generic_term(signal.subject_keys.get(subject, ""))
+        key = signal.subject_keys.get(subject, "")
+        if not key and re.fullmatch(r"[A-Z][a-z]+", subject):
+            continue  # one capitalized word seen only in text ("Gold members"): maybe no name
+        term = generic_term(key)
         for variant in name_variants(subject):
             text = re.sub(
                 rf"\b{re.escape(variant)}\b(?:'s)?",
