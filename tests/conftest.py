@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import pg_server
 from dctx.memory import Memory
 from dctx.providers.embedders import get_embedder
 from dctx.store.sqlite import SQLiteStore
@@ -22,3 +23,10 @@ def mem(tmp_path: Path, embedder) -> Iterator[Memory]:  # type: ignore[no-untype
     memory = Memory(SQLiteStore(tmp_path / "mem.db"), embedder=embedder)
     yield memory
     memory.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_postgres() -> Iterator[None]:
+    """The embedded PostgreSQL (tests/pg_server.py) starts on first use; stop it at the end."""
+    yield
+    pg_server.stop()

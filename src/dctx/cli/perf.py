@@ -58,6 +58,32 @@ def perf_command(
             show_default=False,
         ),
     ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            envvar="DCTX_PERF_DB",
+            help="Benchmark this empty store instead of temporary SQLite files, e.g. "
+            "postgresql://user@host/dctx_bench (everything written stays there).",
+            show_default=False,
+        ),
+    ] = None,
+    namespaces: Annotated[
+        int,
+        typer.Option(
+            envvar="DCTX_PERF_NAMESPACES",
+            min=1,
+            help="Spread each rulebook over this many namespaces (tenants).",
+        ),
+    ] = 1,
+    writers: Annotated[
+        int,
+        typer.Option(
+            envvar="DCTX_PERF_WRITERS",
+            min=0,
+            help="Also measure capture with this many parallel writer processes.",
+        ),
+    ] = 0,
     as_json: c.JsonOption = False,
 ) -> None:
     """Measure injection latency (stage 1 and one stage-2 decision point, p50/p95, cold /
@@ -69,6 +95,9 @@ def perf_command(
         dctx bench perf
 
         dctx bench perf --sizes 5,500 --capture-sessions 50 --json
+
+        dctx bench perf --db postgresql://localhost/dctx_bench --sizes 100000 \\
+            --namespaces 1000 --writers 4
     """
     from dctx.bench.perf import run_perf
 
@@ -84,13 +113,17 @@ def perf_command(
         capture_sessions=capture_sessions,
         workdir=workdir,
         progress=progress,
+        db=db,
+        namespaces=namespaces,
+        writers=writers,
     )
     if as_json:
         c.print_json(result.to_dict())
         return
     out = c.console()
     table = Table(
-        title=f"Injection latency in ms, p50 / p95 (embedder {result.embedder})",
+        title=f"Injection latency in ms, p50 / p95 (embedder {result.embedder}, "
+        f"{result.backend}, {result.namespaces:,} namespace(s))",
         box=box.SIMPLE_HEAD,
         title_justify="left",
     )
@@ -113,6 +146,13 @@ def perf_command(
             f"capture ({cap.mode.replace('_', ' ')}, embed_nodes=False): {cap.messages:,} "
             f"messages in {cap.seconds:.2f} s = [bold]{cap.messages_per_s:,.0f} messages/s[/bold]"
             f" ({cap.sessions} sessions, {cap.rules} rules)"
+        )
+    par = result.parallel_capture
+    if par is not None:
+        out.print(
+            f"capture ({par.writers} parallel writer processes, one namespace each): "
+            f"{par.messages:,} messages in {par.seconds:.2f} s = "
+            f"[bold]{par.messages_per_s:,.0f} messages/s[/bold] ({par.sessions} sessions)"
         )
     out.print(f"peak RSS: {result.peak_rss_mb:,.0f} MB")
     for name, ratio in result.ratios.items():

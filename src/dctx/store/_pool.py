@@ -65,6 +65,13 @@ class ConnectionPool(Generic[ConnT]):
             self._cond.notify()
         self._close(conn)
 
+    def discard(self, conn: ConnT) -> None:
+        """Close a connection that must not be reused (broken, or left mid-transaction)."""
+        with self._cond:
+            self._open -= 1
+            self._cond.notify()
+        self._close(conn)
+
     def close(self) -> None:
         """Close idle connections now; busy ones close when released."""
         with self._cond:

@@ -9,6 +9,7 @@ little-endian float32 bytes; never pickle.
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -159,6 +160,12 @@ def _build(row: Sequence[Any], rest: dict[str, Any]) -> Rule:
     )
 
 
+def generation_key(namespace: str) -> str:
+    """The meta key of a namespace's generation. A digest, not the name: the key outlives
+    drop_namespace (so a value is never reused), and a dropped tenant's name must not."""
+    return "generation:" + hashlib.sha256(namespace.encode("utf-8")).hexdigest()[:32]
+
+
 def vector_to_blob(vector: Vector, *, owner: str) -> tuple[int, bytes]:
     """(dim, bytes) of a 1-D finite float vector; refuses anything else with a clear error."""
     arr = np.asarray(vector, dtype="<f4")
@@ -169,15 +176,16 @@ def vector_to_blob(vector: Vector, *, owner: str) -> tuple[int, bytes]:
     return int(arr.size), arr.tobytes()
 
 
-def blobs_to_matrix(blobs: Sequence[bytes | None], dim: int) -> Vector:
-    """Stack float32 blobs into an (n, dim) matrix in one copy; None becomes a zero row."""
+def blobs_to_matrix(blobs: Sequence[bytes | None], dim: int, *, dtype: str = "<f4") -> Vector:
+    """Stack float32 blobs (little-endian, or `dtype=">f4"` for PostgreSQL's binary format)
+    into an (n, dim) matrix in one copy; None becomes a zero row."""
     zero = bytes(4 * dim)
     joined = bytearray().join(b if b is not None else zero for b in blobs)
     if len(joined) != 4 * dim * len(blobs):
         raise StoreError(
             f"stored vectors have mixed dimensions (expected {dim}); re-embed the store"
         )
-    matrix = np.frombuffer(joined, dtype="<f4").reshape(len(blobs), dim)
+    matrix = np.frombuffer(joined, dtype=dtype).reshape(len(blobs), dim)
     return matrix.astype(np.float32, copy=False)  # no copy on little-endian machines
 
 
@@ -234,6 +242,7 @@ __all__ = [
     "RULE_COLUMNS",
     "blobs_to_matrix",
     "gc_paused",
+    "generation_key",
     "rule_from_row",
     "rule_to_row",
     "rules_from_rows",

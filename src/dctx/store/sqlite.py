@@ -16,7 +16,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from operator import itemgetter
 from pathlib import Path
@@ -46,6 +46,7 @@ from dctx.store._rows import (
     vector_to_blob,
 )
 from dctx.store.base import CaptureBatch, RuleIndex, Vector
+from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
 
@@ -156,8 +157,7 @@ class SQLiteStore:
             self._connect, _close_quietly, max_size=1 if self._memory else None
         )
         self._pool.release(self._pool.acquire())  # a bad path fails here, not later
-        if migrate:
-            self.migrate()
+        self.applied_on_open = self.migrate() if migrate else []  # for `dctx migrate`
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"
@@ -512,6 +512,30 @@ class SQLiteStore:
                 "created = excluded.created",
                 (key, value, namespace, actor, utcnow()),
             )
+
+    # --- copying (dctx copy; see store/copy.py) -----------------------------------------------
+
+    def export_rows(self, table: str) -> Iterator[tuple[Any, ...]]:
+        columns = ", ".join("data" if c == "vector" else c for c in COPY_COLUMNS[table])
+        with self._reading() as conn:
+            for row in conn.execute(f"SELECT {columns} FROM {table} ORDER BY rowid"):
+                if table == "vectors":
+                    yield (*row[:3], np.frombuffer(row[3], dtype="<f4"))
+                else:
+                    yield tuple(row)
+
+    def import_rows(self, tables: Iterable[tuple[str, Iterable[tuple[Any, ...]]]]) -> None:
+        with self._writing() as conn:
+            for table, rows in tables:
+                fields = COPY_COLUMNS[table]
+                columns = ", ".join("data" if c == "vector" else c for c in fields)
+                sql = f"INSERT INTO {table} ({columns}) VALUES ({', '.join('?' * len(fields))})"
+                if table == "meta":
+                    sql += " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+                if table == "vectors":
+                    rows = ((*r[:3], np.asarray(r[3], dtype="<f4").tobytes()) for r in rows)
+                conn.executemany(sql, rows)
+            ops.bump_generations(conn, ops.ids(conn, "SELECT DISTINCT namespace FROM rules", ()))
 
     # --- diagnostics (SQLite only) -------------------------------------------------------------
 

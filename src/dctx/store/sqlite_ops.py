@@ -15,7 +15,13 @@ from typing import Any
 
 from dctx.errors import EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import DecisionNode, EdgeType, Evidence, EvidenceKind, Rule, to_dict
-from dctx.store._rows import RULE_COLUMNS, rule_from_row, rule_to_row, scrub_actor
+from dctx.store._rows import (
+    RULE_COLUMNS,
+    generation_key,
+    rule_from_row,
+    rule_to_row,
+    scrub_actor,
+)
 from dctx.store.base import CaptureBatch
 
 # Tables reported by count_rows (the logical schema, the same for every backend).
@@ -83,7 +89,7 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
 
 
 def generation(conn: sqlite3.Connection, namespace: str) -> int:
-    value = meta(conn, f"generation:{namespace}")
+    value = meta(conn, generation_key(namespace))
     return int(value) if value is not None else 0
 
 
@@ -93,7 +99,7 @@ def bump_generations(conn: sqlite3.Connection, namespaces: Iterable[str]) -> Non
     for namespace in sorted(set(namespaces)):
         counter = int(meta(conn, "generation_counter") or 0) + 1
         set_meta(conn, "generation_counter", str(counter))
-        set_meta(conn, f"generation:{namespace}", str(counter))
+        set_meta(conn, generation_key(namespace), str(counter))
 
 
 # --- rules ----------------------------------------------------------------------------------
@@ -234,10 +240,12 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
         conversations = ids(conn, f"SELECT conversation_id FROM sessions {sel})", who)
         convs = json_list(conversations)
         nodes = ids(conn, f"SELECT id FROM nodes {sel} OR conversation_id {IN})", (*who, convs))
-        evidence = ids(
+        quoted = json_list(json.dumps(c, ensure_ascii=False) for c in conversations)
+        evidence = ids(  # also evidence pooled across conversations that lists theirs
             conn,
-            f"SELECT id FROM evidence {sel} OR conversation_id {IN} OR node_id {IN})",
-            (*who, convs, json_list(nodes)),
+            f"SELECT id FROM evidence {sel} OR conversation_id {IN} OR node_id {IN} "
+            "OR EXISTS (SELECT 1 FROM json_each(?) AS q WHERE instr(evidence.text, q.value) > 0))",
+            (*who, convs, json_list(nodes), quoted),
         )
         rules = ids(conn, f"SELECT id FROM rules {sel} OR scope_actor = ?)", (*who, actor))
     owned = json_list([*nodes, *evidence, *rules])  # globally unique ids
@@ -266,7 +274,13 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
             delete(table, "namespace = ?", namespace)
     else:
         delete("sessions", f"namespace = ? AND conversation_id {IN}", namespace, names)
-        delete("cache", "namespace = ? AND actor = ?", namespace, actor)
+        # their entries, and shared ones that remember their conversations (tool failures)
+        delete(
+            "cache",
+            "namespace = ? AND (actor = ? OR EXISTS (SELECT 1 FROM json_each(?) AS n "
+            "WHERE instr(cache.value, n.value) > 0))",
+            namespace, actor, names,
+        )  # fmt: skip
         delete("actors", "namespace = ? AND name = ?", namespace, actor)
         used = "SELECT subject FROM {} WHERE namespace = ? AND subject IS NOT NULL"
         delete(

@@ -1,0 +1,165 @@
+"""The PostgreSQL schema, as ordered named migration steps (append new steps; never edit old ones).
+
+The same logical tables as SQLite (`sqlite_migrations.py`), so `count_rows` and `dctx copy`
+compare like with like. Differences: vectors are pgvector `vector` values (dimension set by the
+embedder, so the column is unsized); the full-text side is a generated `tsvector` column with a
+GIN index, built with an English snowball stemmer that keeps stop words (FTS5's porter
+tokenizer keeps them too, so "the" still finds rules); row order comes from identity columns.
+The `vector` extension itself is enabled by the store before these steps run (it needs rights
+the steps should not assume).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dctx.store.migrations import Migrations
+
+POSTGRES_MIGRATIONS: Migrations[Any] = Migrations("postgresql")
+
+
+def _run(conn: Any, script: str) -> None:
+    for statement in script.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+@POSTGRES_MIGRATIONS.step
+def m001_initial(conn: Any) -> None:
+    _run(
+        conn,
+        """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE SEQUENCE generation_seq;
+        CREATE TABLE actors (
+            namespace TEXT NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (namespace, name)
+        );
+        CREATE TABLE subjects (
+            namespace TEXT NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (namespace, name)
+        );
+        CREATE TABLE sessions (
+            namespace TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            skill TEXT NOT NULL,
+            timestamp TEXT NOT NULL,
+            source TEXT,
+            messages TEXT NOT NULL,
+            PRIMARY KEY (namespace, conversation_id),
+            FOREIGN KEY (namespace, actor) REFERENCES actors (namespace, name) ON DELETE CASCADE
+        );
+        CREATE INDEX sessions_actor ON sessions (namespace, actor);
+        CREATE TABLE nodes (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY,
+            id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            skill TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            accumulated TEXT NOT NULL,
+            message_index INTEGER NOT NULL,
+            tool TEXT,
+            subject TEXT,
+            FOREIGN KEY (namespace, actor) REFERENCES actors (namespace, name) ON DELETE CASCADE
+        );
+        CREATE INDEX nodes_actor ON nodes (namespace, actor);
+        CREATE INDEX nodes_conversation ON nodes (namespace, conversation_id, position);
+        CREATE TABLE evidence (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            namespace TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            actor TEXT,
+            message_index INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            timestamp TEXT NOT NULL,
+            source TEXT,
+            node_id TEXT,
+            FOREIGN KEY (namespace, actor) REFERENCES actors (namespace, name) ON DELETE CASCADE
+        );
+        CREATE INDEX evidence_actor ON evidence (namespace, actor);
+        CREATE INDEX evidence_conversation ON evidence (namespace, conversation_id);
+        CREATE TABLE edges (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            src TEXT NOT NULL,
+            type TEXT NOT NULL,
+            dst TEXT NOT NULL,
+            namespace TEXT,
+            UNIQUE (src, type, dst)
+        );
+        CREATE INDEX edges_dst ON edges (dst);
+        CREATE INDEX edges_namespace ON edges (namespace);
+        CREATE TABLE rules (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            namespace TEXT NOT NULL,
+            skill TEXT,
+            scope_actor TEXT,
+            subject TEXT,
+            actor TEXT,
+            status TEXT NOT NULL,
+            type TEXT NOT NULL,
+            rule_group TEXT NOT NULL,
+            source TEXT NOT NULL,
+            support INTEGER NOT NULL,
+            conversation_id TEXT,
+            superseded_by TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            text TEXT NOT NULL,
+            trigger_text TEXT NOT NULL,
+            body TEXT NOT NULL,
+            FOREIGN KEY (namespace, actor) REFERENCES actors (namespace, name) ON DELETE CASCADE
+        );
+        CREATE INDEX rules_status ON rules (namespace, status, created_at);
+        CREATE INDEX rules_actor ON rules (namespace, actor);
+        CREATE INDEX rules_scope_actor ON rules (namespace, scope_actor);
+        CREATE INDEX rules_skill ON rules (namespace, skill);
+        CREATE TABLE vectors (
+            owner TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('node', 'accum', 'rule_text', 'rule_trigger')),
+            dim INTEGER NOT NULL,
+            embedding vector NOT NULL,
+            UNIQUE (owner, kind)
+        );
+        CREATE TABLE cache (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            namespace TEXT NOT NULL,
+            actor TEXT,
+            created TEXT NOT NULL
+        );
+        CREATE INDEX cache_actor ON cache (namespace, actor)
+        """,
+    )
+
+
+@POSTGRES_MIGRATIONS.step
+def m002_full_text(conn: Any) -> None:
+    _run(
+        conn,
+        """
+        CREATE TEXT SEARCH DICTIONARY dctx_english_stem (TEMPLATE = snowball, LANGUAGE = english);
+        CREATE TEXT SEARCH CONFIGURATION dctx_english (COPY = english);
+        ALTER TEXT SEARCH CONFIGURATION dctx_english
+            ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
+            WITH dctx_english_stem;
+        ALTER TABLE rules ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            to_tsvector('dctx_english'::regconfig, text || ' ' || trigger_text)
+        ) STORED;
+        CREATE INDEX rules_search ON rules USING gin (search)
+        """,
+    )
+
+
+__all__ = ["POSTGRES_MIGRATIONS"]
