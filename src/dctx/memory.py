@@ -6,6 +6,8 @@ run = mem.start(actor="alice", skill="analyst", query="Summarize Beta's growth")
 run.messages          # stage 1: fabricated user/assistant pair with the up-front rules
 run.observe(call, result)   # stage 2: rules the data just seen triggers
 run.system            # system-prompt text for the next model call
+
+Memory("memory.db", llm="openai:gpt-4o-mini")   # capture with an LLM (deterministic fallback)
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dctx.capture.base import AftermathClassifier, CorrectionSignal, ToolPatternSignal
 from dctx.capture.corrections import find_corrections
@@ -37,10 +39,14 @@ from dctx.models import (
     to_dict,
     utcnow,
 )
-from dctx.providers.base import Embedder
+from dctx.providers.base import LLM, Embedder
 from dctx.providers.embedders import get_embedder
+from dctx.providers.usage import UsageTotals, metering
 from dctx.retrieve.engine import Retriever
 from dctx.store.base import CaptureBatch, Store
+
+if TYPE_CHECKING:
+    from dctx.providers.llm_pipeline import LLMPipeline
 
 log = logging.getLogger("dctx")
 
@@ -59,14 +65,21 @@ class CaptureReport:
     added: list[Rule] = field(default_factory=list)
     changed: list[Rule] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
+    usage: UsageTotals = field(default_factory=UsageTotals)  # LLM and embedding tokens spent
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = to_dict(self)
+        out["usage"] = self.usage.to_dict()
         return out
 
 
 class Memory:
-    """Persistent behavioral memory for tool-using agents."""
+    """Persistent behavioral memory for tool-using agents.
+
+    `llm` ("provider:model" or an LLM) lets capture ask a model to decide ambiguous user
+    turns, to assess tool calls and to compile corrections; each step falls back to the
+    deterministic one when the model fails. Without it, capture makes no model call.
+    """
 
     def __init__(
         self,
@@ -78,6 +91,7 @@ class Memory:
         review: bool = False,
         embed_nodes: bool = True,
         classifier: AftermathClassifier | None = None,
+        llm: str | LLM | None = None,
     ) -> None:
         if isinstance(store, Store):
             self.store: Store = store
@@ -92,6 +106,14 @@ class Memory:
         self.review = review
         self.embed_nodes = embed_nodes
         self.classifier = classifier
+        self.llm: LLM | None = None
+        self._llm_steps: LLMPipeline | None = None
+        if llm is not None:
+            from dctx.providers.llm import resolve_llm
+            from dctx.providers.llm_pipeline import LLMPipeline
+
+            self.llm = resolve_llm(llm)
+            self._llm_steps = LLMPipeline(self.llm, self.store)
         self.retriever = Retriever(self.store, self.embedder)
 
     # ------------------------------------------------------------------ capture
@@ -129,9 +151,10 @@ class Memory:
         for s in sessions:
             by_ns.setdefault(s.namespace, []).append(s)
             report.messages += len(s.messages)
-        with self.store.transaction():
+        with metering() as meter, self.store.transaction():
             for namespace, group in by_ns.items():
                 self._capture_namespace(namespace, group, report)
+        report.usage = meter.totals()
         return report
 
     def _capture_namespace(
@@ -140,8 +163,12 @@ class Memory:
         batch = CaptureBatch(sessions=list(sessions))
         corrections: list[CorrectionSignal] = []
         graphs: list[SessionGraph] = []
+        steps = self._llm_steps
         for session in sorted(sessions, key=lambda s: s.timestamp):
-            signals = find_corrections(session, self.classifier)
+            classifier = self.classifier
+            if classifier is None and steps is not None:
+                classifier = steps.classifier(session)
+            signals = find_corrections(session, classifier)
             subjects = signals[-1].subjects if signals else []
             graph = build_graph(session, subjects)
             _anchor(signals, graph)
@@ -150,7 +177,7 @@ class Memory:
             batch.nodes.extend(graph.nodes)
             batch.edges.extend(graph.edges)
             batch.evidence.extend(graph.evidence)
-        tool_signals: list[ToolPatternSignal] = list(assess(sessions))
+        tool_signals: list[ToolPatternSignal] = list(assess(sessions, steps))
         tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
         report.corrections += sum(1 for c in corrections if c.aftermath.value == "correction")
         report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
@@ -159,7 +186,7 @@ class Memory:
             batch.node_vectors.update(node_vectors(self.embedder, batch.nodes))
         index = self.store.rule_index(namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT])
         rulebook = Rulebook(index.rules, index.text_vectors, self.embedder)
-        result = compile_signals(rulebook, corrections, tool_signals)
+        result = compile_signals(rulebook, corrections, tool_signals, chain_compiler=steps)
         batch.evidence.extend(result.evidence)
         new_rules = result.maintenance.new_rules
         if self.review:

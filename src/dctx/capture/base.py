@@ -6,14 +6,18 @@ Two signal sources (paper, section 3):
   tool-only data: names, arguments, error/success of results. Never from the text of results
   or assistant messages as a source of directives.
 
-`AftermathClassifier` is the hook through which an LLM may decide ambiguous user turns.
+`AftermathClassifier` is the hook through which an LLM may decide ambiguous user turns;
+`SelfAssessor` the one through which it may take over self-assessment.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from dctx.models import Session
 
 
 class Aftermath(enum.StrEnum):
@@ -82,6 +86,7 @@ class ToolPatternSignal:
     occurrences: int = 1  # for recurring failures: how many times across sessions
     conversation_ids: list[str] = field(default_factory=list)
     node_id: str | None = None
+    directive: str = ""  # the rule text an LLM proposed; empty: derived from the structure
 
 
 @runtime_checkable
@@ -91,4 +96,14 @@ class AftermathClassifier(Protocol):
 
     def classify(self, previous_output: str, user_text: str) -> Aftermath | None:
         """Return a decision, or None to keep the deterministic one."""
+        ...
+
+
+@runtime_checkable
+class SelfAssessor(Protocol):
+    """Finds tool-call patterns in sessions (tool-only data). The deterministic analysis is
+    the default; an LLM assessor may be configured and must fall back to it on failure."""
+
+    def assess(self, sessions: Sequence[Session]) -> list[ToolPatternSignal] | None:
+        """Return the findings, or None to keep the deterministic ones."""
         ...

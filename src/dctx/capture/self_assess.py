@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dctx.capture.base import SessionContext, ToolPattern, ToolPatternSignal
+from dctx.capture.base import SelfAssessor, SessionContext, ToolPattern, ToolPatternSignal
 from dctx.capture.tool_errors import ErrorClass, ResultStatus, result_status
 from dctx.models import Session
 
@@ -397,9 +397,16 @@ def _recurring(
     return out
 
 
-def assess(sessions: list[Session]) -> list[ToolPatternSignal]:
+def assess(
+    sessions: list[Session], assessor: SelfAssessor | None = None
+) -> list[ToolPatternSignal]:
     """All self-assessment signals: per-session patterns in session order, then recurring
-    failures per (namespace, skill)."""
+    failures per (namespace, skill). An `assessor` (an LLM) answers first; when it gives up
+    (None), the deterministic analysis below decides."""
+    if assessor is not None:
+        decided = assessor.assess(sessions)
+        if decided is not None:
+            return decided
     groups: dict[tuple[str, str], list[tuple[Session, list[CallOutcome]]]] = defaultdict(list)
     found: dict[tuple[str, str], list[ToolPatternSignal]] = defaultdict(list)
     out: list[ToolPatternSignal] = []

@@ -66,6 +66,17 @@ NamespaceOption = Annotated[
         show_default=False,
     ),
 ]
+LlmOption = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        envvar="DCTX_LLM",
+        help="LLM for capture, 'provider:model[@URL]' (e.g. openai:gpt-4o-mini, "
+        "anthropic:claude-sonnet-4-5, ollama:llama3.2). Keys come from OPENAI_API_KEY / "
+        "ANTHROPIC_API_KEY. Default: none (deterministic capture).",
+        show_default=False,
+    ),
+]
 JsonOption = Annotated[
     bool,
     typer.Option("--json", envvar="DCTX_JSON", help="Print machine-readable JSON instead."),

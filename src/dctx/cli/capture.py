@@ -12,6 +12,7 @@ from dctx.cli import _common as c
 from dctx.cli._render import print_rules
 from dctx.errors import ConfigError
 from dctx.models import Rule
+from dctx.providers.usage import UsageTotals
 
 
 def capture(
@@ -45,6 +46,7 @@ def capture(
             help="Add new rules as drafts; approve them with: dctx rules approve ID",
         ),
     ] = False,
+    llm: c.LlmOption = None,
     as_json: c.JsonOption = False,
     db: c.DbOption = None,
     embedder: c.EmbedderOption = None,
@@ -67,6 +69,8 @@ def capture(
         dctx capture --actor alice --skill financial_analyst traces/*.json
 
         DCTX_DB=team.db dctx capture --review monday.jsonl
+
+        dctx capture --llm openai:gpt-4o-mini sessions.jsonl
     """
     cfg = c.settings(ctx, db, embedder, namespace)
     for path in files:
@@ -74,7 +78,7 @@ def capture(
             raise ConfigError(f"trace file not found: {path}")
     reports: list[tuple[Path, Any]] = []
     with (
-        c.closing(c.open_memory(cfg, review=review)) as mem,
+        c.closing(c.open_memory(cfg, review=review, llm=llm or None)) as mem,
         mem.store.transaction(),
         Progress(
             TextColumn("[progress.description]{task.description}"),
@@ -101,6 +105,7 @@ def _print(reports: list[tuple[Path, Any]], *, as_json: bool) -> None:
         key: sum(getattr(rep, key) for _, rep in reports)
         for key in ("sessions", "messages", "corrections", "withdrawals", "tool_signals")
     }
+    usage = sum((rep.usage for _, rep in reports), UsageTotals())
     if as_json:
         c.print_json(
             {
@@ -112,6 +117,7 @@ def _print(reports: list[tuple[Path, Any]], *, as_json: bool) -> None:
                 "added": [r.to_dict() for r in added],
                 "changed": [r.to_dict() for r in changed],
                 "log": [line for _, rep in reports for line in rep.log],
+                "usage": usage.to_dict(),
             }
         )
         return
@@ -122,6 +128,8 @@ def _print(reports: list[tuple[Path, Any]], *, as_json: bool) -> None:
         f"{total['corrections']} corrections, {total['withdrawals']} withdrawals, "
         f"{total['tool_signals']} tool-call patterns."
     )
+    if usage.llm_calls or usage.cache_hits or usage.embedding_tokens:
+        out.print(_usage_line(usage), markup=False)
     if added:
         print_rules(out, added, f"Learned {len(added)} new rules:")
     if changed:
@@ -131,3 +139,15 @@ def _print(reports: list[tuple[Path, Any]], *, as_json: bool) -> None:
             out.print(f"  {line}", markup=False)
     if not added and not changed:
         out.print("Nothing new to learn from these sessions.")
+
+
+def _usage_line(u: UsageTotals) -> str:
+    """Cost accounting (paper, Table 4): what the LLM and embedder spent on this capture."""
+    line = (
+        f"LLM: {u.llm_calls} calls, {u.llm_input_tokens:,} input + {u.llm_output_tokens:,} "
+        f"output tokens ({u.cache_hits} answers from the cache"
+    )
+    if u.fallbacks:
+        line += f", {u.fallbacks} steps fell back to the deterministic path"
+    line += f"); embedding: {u.embedding_tokens:,} tokens."
+    return line

@@ -3,19 +3,24 @@
 Corrections are processed in trace order so that later corrections supersede earlier ones and
 withdrawals find what they withdraw; tool patterns follow. The rulebook holds the store's rules
 of the namespace, so maintenance sees earlier captures too.
+
+A `ChainCompiler` (an LLM) may compile each correction chain instead; when it gives up (None),
+the chain is compiled deterministically. Withdrawals always search the stored rulebook here,
+since only it knows the rules of earlier captures.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
-from dctx.compile.corrections import compile_correction
+from dctx.compile.corrections import compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.tool_rules import compile_tool_signal
-from dctx.models import Evidence
+from dctx.models import Evidence, EvidenceKind, Rule
 
 
 @dataclass(slots=True)
@@ -25,34 +30,34 @@ class CompileResult:
     withdrawn: list[str]
 
 
+@runtime_checkable
+class ChainCompiler(Protocol):
+    """Compiles one correction chain (same conversation and actor, in order) into rules."""
+
+    def compile_chain(
+        self, chain: Sequence[CorrectionSignal], evidence: Sequence[Evidence]
+    ) -> list[Rule] | None:
+        """Rules to add (`evidence[i]` belongs to `chain[i]`; a rule's first evidence id
+        names the correction it mostly rests on), or None to compile deterministically."""
+        ...
+
+
 def compile_signals(
     rulebook: Rulebook,
     corrections: Sequence[CorrectionSignal],
     tool_signals: Sequence[ToolPatternSignal],
+    *,
+    chain_compiler: ChainCompiler | None = None,
 ) -> CompileResult:
     evidence: list[Evidence] = []
     withdrawn: list[str] = []
-    for signal in corrections:
-        compiled = compile_correction(signal)
-        evidence.extend(compiled.evidence)
-        for text, ev in compiled.withdrawals:
-            target = rulebook.withdraw(
-                text,
-                ev,
-                actor=signal.ctx.actor,
-                skill=signal.ctx.skill,
-                previous_output=signal.previous_output,
-            )
-            if target is not None:
-                withdrawn.append(target.id)
-                continue
-            # nothing to withdraw: "don't add the chart anymore" is then a plain correction
-            again = compile_correction(dataclasses.replace(signal, aftermath=Aftermath.CORRECTION))
-            for rule in again.rules:
-                rule.evidence_ids = [ev.id]
-                rulebook.add(rule, raw=signal.raw)
-        for rule in compiled.rules:
-            rulebook.add(rule, raw=signal.raw)
+    for chain in _chains(corrections):
+        if chain_compiler is not None and _compile_chain(
+            chain_compiler, chain, rulebook, evidence, withdrawn
+        ):
+            continue
+        for signal in chain:
+            _compile_one(signal, rulebook, evidence, withdrawn)
     for tool_signal in tool_signals:
         out = compile_tool_signal(tool_signal)
         if out is None:
@@ -61,3 +66,85 @@ def compile_signals(
         evidence.append(ev)
         rulebook.add(rule)
     return CompileResult(rulebook.result, evidence, withdrawn)
+
+
+def _chains(corrections: Sequence[CorrectionSignal]) -> Iterator[list[CorrectionSignal]]:
+    """Consecutive signals of one (conversation, actor, chain number), in trace order."""
+    chain: list[CorrectionSignal] = []
+    for signal in corrections:
+        if chain and _chain_key(chain[-1]) != _chain_key(signal):
+            yield chain
+            chain = []
+        chain.append(signal)
+    if chain:
+        yield chain
+
+
+def _chain_key(signal: CorrectionSignal) -> tuple[str, str, str, int]:
+    ctx = signal.ctx
+    return (ctx.namespace, ctx.conversation_id, ctx.actor, signal.chain)
+
+
+def _compile_one(
+    signal: CorrectionSignal, rulebook: Rulebook, evidence: list[Evidence], withdrawn: list[str]
+) -> None:
+    compiled = compile_correction(signal)
+    evidence.extend(compiled.evidence)
+    for text, ev in compiled.withdrawals:
+        target = rulebook.withdraw(
+            text,
+            ev,
+            actor=signal.ctx.actor,
+            skill=signal.ctx.skill,
+            previous_output=signal.previous_output,
+        )
+        if target is not None:
+            withdrawn.append(target.id)
+            continue
+        # nothing to withdraw: "don't add the chart anymore" is then a plain correction
+        again = compile_correction(dataclasses.replace(signal, aftermath=Aftermath.CORRECTION))
+        for rule in again.rules:
+            rule.evidence_ids = [ev.id]
+            rulebook.add(rule, raw=signal.raw)
+    for rule in compiled.rules:
+        rulebook.add(rule, raw=signal.raw)
+
+
+def _compile_chain(
+    compiler: ChainCompiler,
+    chain: list[CorrectionSignal],
+    rulebook: Rulebook,
+    evidence: list[Evidence],
+    withdrawn: list[str],
+) -> bool:
+    """Compile a chain with `compiler`; False (nothing done) when it gave up."""
+    evs = [
+        evidence_for(
+            s,
+            EvidenceKind.WITHDRAWAL
+            if s.aftermath is Aftermath.WITHDRAWAL
+            else EvidenceKind.CORRECTION,
+        )
+        for s in chain
+    ]
+    rules = compiler.compile_chain(chain, evs)
+    if rules is None:
+        return False
+    evidence.extend(evs)
+    for signal, ev in zip(chain, evs, strict=True):
+        if signal.aftermath is not Aftermath.WITHDRAWAL:
+            continue
+        target = rulebook.withdraw(
+            signal.directive,
+            ev,
+            actor=signal.ctx.actor,
+            skill=signal.ctx.skill,
+            previous_output=signal.previous_output,
+        )
+        if target is not None:
+            withdrawn.append(target.id)
+    raw_of = {ev.id: s.raw for s, ev in zip(chain, evs, strict=True)}
+    for rule in rules:
+        first = rule.evidence_ids[0] if rule.evidence_ids else ""
+        rulebook.add(rule, raw=raw_of.get(first, ""))
+    return True

@@ -43,8 +43,8 @@ SOURCE_KEY = re.compile(
 
 def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | None:
     """One rule (and its evidence) for a self-assessment finding, or None if it teaches
-    nothing general."""
-    text = _rule_text(signal)
+    nothing general. A directive proposed by an LLM self-assessment is used as the text."""
+    text = " ".join(signal.directive.split()) or _rule_text(signal)
     if text is None:
         return None
     ctx = signal.ctx
@@ -115,13 +115,18 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
     if signal.pattern is ToolPattern.MISSING_PREREQUISITE:
         if not other:
             return None
-        return f"Call {other} before calling {tool}."
+        return f"Call {other} before calling {tool}{_passes_result(signal)}."
     if signal.pattern is ToolPattern.DEAD_SOURCE:
         if other and other != tool:
             return f"Use {other} instead of {tool}."
         return _args_text(tool, signal.failed_args, signal.success_args)
     if signal.pattern is ToolPattern.RETRY_CHANGED_ARGS:
-        return _args_text(tool, signal.failed_args, signal.success_args)
+        text = _args_text(tool, signal.failed_args, signal.success_args)
+        if text is not None and signal.after_tool and signal.after_tool != tool:
+            # the value that worked followed what that tool returned: say so, it is the context
+            # in which the lesson holds ("after get_invoice, escalate to billing_ops")
+            return f"After {signal.after_tool} returns, {text[0].lower()}{text[1:]}"
+        return text
     if signal.pattern is ToolPattern.RECURRING_FAILURE:
         if not signal.failed_args:
             return f"Avoid calling {tool}; it keeps failing."
@@ -132,6 +137,16 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
             return None  # an entity's id or a payload failing is about that entity, not the tool
         return f"Avoid calling {tool} with {key}={_show(value)}."
     return None
+
+
+def _passes_result(signal: ToolPatternSignal) -> str:
+    """ ", and pass the identifier it returns as `company`" when the retry swapped a name for an
+    id: the prerequisite exists to resolve that argument."""
+    for key, new in signal.success_args.items():
+        old = signal.failed_args.get(key)
+        if isinstance(new, str) and old != new and _IDENTIFIER.match(new):
+            return f", and pass the identifier it returns as `{key}`"
+    return ""
 
 
 def _args_text(tool: str, failed: dict[str, Any], success: dict[str, Any]) -> str | None:

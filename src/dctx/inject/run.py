@@ -14,6 +14,7 @@ from dctx.inject.budget import pack
 from dctx.inject.format import rule_line, stage1_messages, system_block
 from dctx.models import Rule, Unit
 from dctx.providers.base import Embedder
+from dctx.providers.usage import UsageMeter, UsageTotals, metering
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.engine import Retriever
 
@@ -43,9 +44,14 @@ class Run:
     deliveries: list[Delivery] = field(default_factory=list)
     tokens_used: int = 0
     decision_point: int = 0
+    _meter: UsageMeter = field(default_factory=UsageMeter, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.ctx = RunContext.start(self.query)
+        with metering(self._meter):
+            self._stage1()
+
+    def _stage1(self) -> None:
         query_vec = self.embedder.embed([mask_names(self.query)])[0]
         found = self.retriever.stage1(
             self.namespace,
@@ -77,13 +83,19 @@ class Run:
     def rules(self) -> list[Rule]:
         return [d.rule for d in self.deliveries]
 
+    @property
+    def usage(self) -> UsageTotals:
+        """Embedding (and any LLM) tokens this run has spent so far (paper, Table 4)."""
+        return self._meter.totals()
+
     def observe(self, tool_call: Any, tool_result: Any) -> list[Unit]:
         """Record a tool call and its result; return the units newly triggered (stage 2)."""
         name, arguments = _call_parts(tool_call)
         result = tool_result if isinstance(tool_result, str) else json.dumps(tool_result)
         self.decision_point += 1
         step = self.ctx.add_step(name, arguments, result)
-        step_vec = self.embedder.embed([step[:1000]])[0]
+        with metering(self._meter):
+            step_vec = self.embedder.embed([step[:1000]])[0]
         found = self.retriever.stage2(
             self.namespace,
             skill=self.skill,

@@ -8,6 +8,11 @@ store's recorded id can be turned back into the embedder that made it.
               packages are absent)
     "hashing" pure-numpy feature hashing (always available, lexical only)
     "auto"    minilm when its packages are installed, else hashing with a logged warning
+    "openai:text-embedding-3-small", "ollama:nomic-embed-text",
+    "openai-compatible:MODEL@http://127.0.0.1:8080/v1", "openai:text-embedding-3-large[256]"
+              an OpenAI-compatible /v1/embeddings endpoint (openai_embedder.py; needs the
+              `openai` package). Spec forms, keys and base URLs are those of LLM specs
+              (llm.py), with DCTX_EMBED_BASE_URL / DCTX_EMBED_API_KEY in place of DCTX_LLM_*.
 """
 
 from __future__ import annotations
@@ -75,7 +80,24 @@ def get_embedder(spec: str | Embedder | None = None) -> Embedder:
             f"embedder must be a name or an Embedder (with id, dim, embed()), got {spec!r}"
         )
     factory = EMBEDDERS.get(spec.strip().lower())
+    if factory is None and _is_provider_spec(spec):
+        from dctx.providers.openai_embedder import resolve_openai_embedder
+
+        return resolve_openai_embedder(spec.strip())
     if factory is None:
         names = ", ".join(sorted(EMBEDDERS))
-        raise ConfigError(f"unknown embedder {spec!r}; choose one of: {names}")
+        raise ConfigError(
+            f"unknown embedder {spec!r}; choose one of: {names}, or an OpenAI-compatible "
+            "'provider:model' such as 'openai:text-embedding-3-small'"
+        )
     return factory()
+
+
+def _is_provider_spec(spec: str) -> bool:
+    """Whether `spec` is "provider:model" for a provider of llm.py that speaks the OpenAI API
+    (Anthropic has no embeddings endpoint, so it is not one)."""
+    from dctx.providers.llm import PROVIDERS
+
+    provider, sep, model = spec.strip().partition(":")
+    preset = PROVIDERS.get(provider.strip().lower())
+    return bool(sep and model.strip()) and preset is not None and preset.api == "openai"

@@ -29,6 +29,7 @@ from dctx.bench.approaches.base import ApproachContext, NullApproach
 from dctx.bench.schema import SeedSession
 from dctx.errors import DctxError
 from dctx.models import Unit
+from dctx.providers.usage import record_llm
 from dctx.text import content_stems, stem
 
 MAX_RULES = 10
@@ -196,9 +197,10 @@ class ExpeL(NullApproach):
             f"Past conversation:\n{transcript(session.messages)}"
         )
         try:
-            text, _ = self.ctx.llm.complete(CRITIC_SYSTEM.format(max=MAX_RULES), user)
+            text, usage = self.ctx.llm.complete(CRITIC_SYSTEM.format(max=MAX_RULES), user)
         except DctxError:
             return False
+        record_llm(usage)  # the bench's cost table counts the critic's tokens
         ops = parse_ops(text)
         for op in ops:
             self.pool.apply(op)

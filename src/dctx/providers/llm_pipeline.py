@@ -1,0 +1,172 @@
+"""The LLM steps of llm_hooks.py behind the pipeline's hooks, as `Memory(llm=...)` uses them.
+
+`LLMPipeline` is an AftermathClassifier factory (capture/corrections.py), a SelfAssessor
+(capture/self_assess.py) and a ChainCompiler (compile/compiler.py). Each step answers None
+when the LLM failed, so the deterministic step decides; nothing here raises for a model or
+provider failure. Results are cached in the store by input hash, under the namespace and actor
+they came from, so re-capturing a trace costs no tokens and `forget_actor` removes them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
+from dctx.capture.corrections import session_context
+from dctx.compile.corrections import SHARED_SCOPE
+from dctx.models import (
+    Evidence,
+    Rule,
+    RuleSource,
+    RuleType,
+    Scope,
+    Session,
+    Trigger,
+    TriggerKind,
+    new_id,
+)
+from dctx.providers.base import LLM
+from dctx.providers.llm_hooks import (
+    LLMAftermathClassifier,
+    StoreCache,
+    llm_compile_chain,
+    llm_self_assess,
+    tool_steps,
+)
+from dctx.providers.prompts import CompiledRule
+from dctx.providers.usage import record_event
+from dctx.store.base import Store
+from dctx.text import content_stems
+
+__all__ = ["LLMPipeline"]
+
+logger = logging.getLogger(__name__)
+
+
+class LLMPipeline:
+    """The three LLM steps of a capture, over one LLM and one store (the cache)."""
+
+    def __init__(self, llm: LLM, store: Store) -> None:
+        self.llm = llm
+        self.store = store
+
+    def _cache(self, namespace: str, actor: str | None) -> StoreCache:
+        return StoreCache(self.store, namespace=namespace, actor=actor)
+
+    # ------------------------------------------------------------------ 1. aftermath
+    def classifier(self, session: Session) -> LLMAftermathClassifier:
+        """The aftermath classifier for one session (its cache entries carry its actor)."""
+        return LLMAftermathClassifier(self.llm, cache=self._cache(session.namespace, session.actor))
+
+    # ------------------------------------------------------------------ 2. self-assessment
+    def assess(self, sessions: Sequence[Session]) -> list[ToolPatternSignal] | None:
+        """Tool-call patterns, one request per (namespace, actor); None when any failed."""
+        groups: dict[tuple[str, str], list[Session]] = {}
+        for s in sorted(sessions, key=lambda s: s.timestamp):
+            groups.setdefault((s.namespace, s.actor), []).append(s)
+        out: list[ToolPatternSignal] = []
+        try:
+            for (namespace, actor), group in groups.items():
+                found = llm_self_assess(
+                    self.llm, tool_steps(group), cache=self._cache(namespace, actor)
+                )
+                if found is None:
+                    return None
+                contexts = {s.conversation_id: session_context(s) for s in group}
+                for p in found:
+                    conv = p.conversation_ids[0] if p.conversation_ids else group[0].conversation_id
+                    signal = p.to_signal(contexts.get(conv, session_context(group[0])))
+                    signal.directive = p.directive
+                    out.append(signal)
+        except Exception as exc:  # a bug or an odd answer must not fail the capture
+            _gave_up("self_assessment", exc)
+            return None
+        return out
+
+    # ------------------------------------------------------------------ 3. compile
+    def compile_chain(
+        self, chain: Sequence[CorrectionSignal], evidence: Sequence[Evidence]
+    ) -> list[Rule] | None:
+        """The chain's kept rules (DROP / SKIP left out), or None when the LLM gave up."""
+        if not chain:
+            return []
+        ctx = chain[0].ctx
+        try:
+            compiled = llm_compile_chain(
+                self.llm, chain, cache=self._cache(ctx.namespace, ctx.actor)
+            )
+            if compiled is None:
+                return None
+            return [self._rule(r, chain, evidence) for r in compiled if r.keep]
+        except Exception as exc:
+            _gave_up("compile", exc)
+            return None
+
+    def _rule(
+        self, out: CompiledRule, chain: Sequence[CorrectionSignal], evidence: Sequence[Evidence]
+    ) -> Rule:
+        corrections = [i for i, s in enumerate(chain) if s.aftermath is not Aftermath.WITHDRAWAL]
+        main = _source_of(out.rule, chain, corrections or list(range(len(chain))))
+        signal = chain[main]
+        ctx = signal.ctx
+        shared = bool(SHARED_SCOPE.search(signal.raw))
+        others = [evidence[i].id for i in corrections if i != main]
+        return Rule(
+            id=new_id("rule"),
+            text=out.rule,
+            type=RuleType(out.type),
+            trigger=_stemmed(out.to_trigger(node_id=signal.node_id)),
+            scope=Scope(
+                namespace=ctx.namespace,
+                skill=ctx.skill,
+                actor=None if shared else ctx.actor,
+                subject=(out.subject or "").strip() or None,
+            ),
+            source=RuleSource.CORRECTION,
+            actor=ctx.actor,
+            group=out.group,
+            qualifiers=[q.strip() for q in out.qualifiers if q.strip()],
+            supporters=[ctx.actor],
+            evidence_ids=[evidence[main].id, *others],
+            conversation_id=ctx.conversation_id,
+            created_at=ctx.timestamp,
+            updated_at=ctx.timestamp,
+            history=[{"at": ctx.timestamp, "event": "compiled", "by": self.llm.id}],
+        )
+
+
+def _stemmed(trigger: Trigger) -> Trigger:
+    """Keywords and numeric terms as the stems retrieval matches against (retrieve/context.py);
+    a data trigger without either falls back to the stems of its condition text."""
+    trigger.keywords = list(
+        dict.fromkeys(s for k in trigger.keywords for s in content_stems(k, drop_generic=True))
+    )
+    if trigger.numeric is not None:
+        terms = [s for t in trigger.numeric.terms for s in content_stems(t, drop_generic=True)]
+        trigger.numeric.terms = list(dict.fromkeys(terms)) or trigger.numeric.terms
+    elif trigger.kind is TriggerKind.DATA and not trigger.keywords:
+        trigger.keywords = content_stems(trigger.text, drop_generic=True)
+    return trigger
+
+
+def _source_of(text: str, chain: Sequence[CorrectionSignal], candidates: list[int]) -> int:
+    """The correction a compiled rule mostly rests on: most shared content words, latest on
+    a tie (a later correction wins)."""
+    stems = set(content_stems(text))
+
+    def overlap(i: int) -> tuple[int, int]:
+        said = chain[i].raw or chain[i].directive
+        return len(stems & set(content_stems(said))), i
+
+    return max(candidates, key=overlap)
+
+
+def _gave_up(step: str, exc: Exception) -> None:
+    logger.warning(
+        "LLM step %r failed (%s: %s); keeping the deterministic result",
+        step,
+        type(exc).__name__,
+        exc,
+    )
+    record_event("fallbacks")

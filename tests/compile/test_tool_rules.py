@@ -1,0 +1,54 @@
+"""Tool rules say the context a lesson holds in, and what a prerequisite is for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dctx.capture.base import SessionContext, ToolPattern, ToolPatternSignal
+from dctx.compile.tool_rules import compile_tool_signal
+
+CTX = SessionContext("default", "c1", "ana", "support", "2026-01-01T00:00:00Z")
+
+
+def _text(**kw: Any) -> str:
+    out = compile_tool_signal(ToolPatternSignal(ctx=CTX, **kw))
+    assert out is not None
+    return out[0].text
+
+
+def test_retry_lesson_names_the_tool_whose_result_preceded_it() -> None:
+    text = _text(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="escalate",
+        failed_args={"team": "tier2"},
+        success_args={"team": "billing_ops"},
+        after_tool="get_invoice",
+    )
+    assert text == (
+        'After get_invoice returns, when calling escalate, use `team`="billing_ops" '
+        'instead of "tier2".'
+    )
+
+
+def test_retry_lesson_without_a_preceding_tool_is_unconditional() -> None:
+    text = _text(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="escalate",
+        failed_args={"team": "tier2"},
+        success_args={"team": "billing_ops"},
+    )
+    assert text.startswith("When calling escalate,")
+
+
+def test_prerequisite_that_resolves_an_identifier_says_so() -> None:
+    text = _text(
+        pattern=ToolPattern.MISSING_PREREQUISITE,
+        tool="get_financials",
+        other_tool="lookup_company",
+        failed_args={"company": "Northwind Grain"},
+        success_args={"company": "cmp_2087"},
+    )
+    assert text == (
+        "Call lookup_company before calling get_financials, and pass the identifier it "
+        "returns as `company`."
+    )
