@@ -7,7 +7,9 @@ other routes answer HTTP 400 "unscripted" so a missing script fails loudly. Ever
 recorded with its headers and decoded JSON body.
 
 Replies can be delayed (client timeouts), carry any status and headers (429 + retry-after,
-500), or be raw text (malformed JSON).
+500), or be raw text (malformed JSON). A multi-turn tool-calling conversation is a script of
+`openai_tool_calls` / `anthropic_tool_use` replies ending in a plain answer; each request the
+client sent is in `to(path)`, in order.
 """
 
 from __future__ import annotations
@@ -110,6 +112,35 @@ def anthropic_message(
             "usage": usage,
         }
     )
+
+
+def openai_tool_calls(
+    *calls: tuple[str, str, dict[str, Any] | str], content: str | None = None
+) -> Reply:
+    """A chat completion that asks for tool calls: each call is (id, name, arguments); a str
+    is sent as the arguments text unchanged (to script malformed JSON)."""
+    reply = openai_chat(content, finish_reason="tool_calls")
+    reply.body["choices"][0]["message"]["tool_calls"] = [
+        {
+            "id": call_id,
+            "type": "function",
+            "function": {
+                "name": name,
+                "arguments": args if isinstance(args, str) else json.dumps(args),
+            },
+        }
+        for call_id, name, args in calls
+    ]
+    return reply
+
+
+def anthropic_tool_use(*calls: tuple[str, str, dict[str, Any]], text: str | None = None) -> Reply:
+    """A Messages reply that stops for tool use: each call is (id, name, input)."""
+    reply = anthropic_message(text or "", stop_reason="tool_use")
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    blocks += [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in calls]
+    reply.body["content"] = blocks
+    return reply
 
 
 def openai_error(status: int, message: str = "boom", **headers: str) -> Reply:

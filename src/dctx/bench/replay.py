@@ -39,8 +39,10 @@ def replay(
     embedder_factory: Callable[[], Embedder],
     llm: LLM | None = None,
     options: dict[str, Any] | None = None,
+    inspect: Callable[[Any], None] | None = None,
 ) -> list[list[Unit]]:
-    """Return the units delivered at DP0..DPn for `approach` on `scenario`."""
+    """Return the units delivered at DP0..DPn for `approach` on `scenario`. `inspect`, when
+    given, sees the approach after the last decision point, before it is closed."""
     seed = [s.model_copy(deep=True) for s in scenario.seed]
     test = scenario.test
     with tempfile.TemporaryDirectory(prefix="dctx-bench-") as tmp:
@@ -62,6 +64,8 @@ def replay(
             for step in test.steps:
                 call = {"name": step.call.name, "arguments": copy.deepcopy(step.call.arguments)}
                 dps.append(checked_units(system.observe(call, step.result), approach))
+            if inspect is not None:
+                inspect(system)
         finally:
             system.close()
     return dps

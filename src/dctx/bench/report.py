@@ -142,6 +142,88 @@ def _no_regression_md(check: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+_USAGE_COLUMNS = (
+    ("llm_calls", "LLM calls"),
+    ("llm_input_tokens", "LLM in"),
+    ("llm_output_tokens", "LLM out"),
+    ("embedding_tokens", "Embed"),
+    ("cache_hits", "Cache hits"),
+    ("fallbacks", "Fallbacks"),
+)
+
+
+def usage_by_approach(result: BenchResult) -> dict[str, dict[str, int]]:
+    """Summed LLM / embedding usage per approach, for approaches run with an LLM."""
+    out: dict[str, dict[str, int]] = {}
+    for a in result.approaches:
+        for r in result.of(a):
+            if r.usage is None:
+                continue
+            total = out.setdefault(a, {})
+            for key, value in r.usage.items():
+                total[key] = total.get(key, 0) + int(value)
+    return out
+
+
+def table_usage(result: BenchResult) -> str:
+    """Table 4 (paper): tokens spent by the capture-time LLM and the embedder, summed over
+    the scenarios."""
+    usage = usage_by_approach(result)
+    header = ["Approach", *(label for _, label in _USAGE_COLUMNS)]
+    rows = [
+        [f"`{a}`", *(f"{u.get(key, 0):,}" for key, _ in _USAGE_COLUMNS)] for a, u in usage.items()
+    ]
+    return _table(header, rows, align="r")
+
+
+def guard_coverage(result: BenchResult) -> dict[str, dict[str, Any]]:
+    """Per approach with guards (forge_dc): the tool checks its compiled guards would have
+    enforced (bench/guard_coverage.py), over the scenarios that have tool checks."""
+    out: dict[str, dict[str, Any]] = {}
+    for a in result.approaches:
+        ran = [r for r in result.of(a) if r.guards is not None]
+        rows = [r for r in ran if r.guards and r.guards["checks"]]
+        if not ran:
+            continue
+        out[a] = {
+            "scenarios": len(rows),
+            "guards": sum(int(r.guards["guards"]) for r in ran if r.guards),
+            "reference_fires": sum(int(r.guards["reference_fires"]) for r in ran if r.guards),
+            "checks": sum(int(r.guards["checks"]) for r in rows if r.guards),
+            "enforced": sum(len(r.guards["enforced"]) for r in rows if r.guards),
+            "fully_enforced": [
+                r.scenario
+                for r in rows
+                if r.guards and len(r.guards["enforced"]) == r.guards["checks"]
+            ],
+            "partly_enforced": [
+                r.scenario
+                for r in rows
+                if r.guards and 0 < len(r.guards["enforced"]) < r.guards["checks"]
+            ],
+        }
+    return out
+
+
+def _guard_md(cov: dict[str, dict[str, Any]]) -> str:
+    lines = []
+    for a, c in cov.items():
+        full = ", ".join(f"`{s}`" for s in c["fully_enforced"]) or "none"
+        line = (
+            f"- `{a}`: guards compiled from its delivered rules would have enforced "
+            f"{c['enforced']} of {c['checks']} tool checks; all tool checks of "
+            f"{len(c['fully_enforced'])} of {c['scenarios']} scenarios ({full})"
+        )
+        if c["partly_enforced"]:
+            line += "; some in " + ", ".join(f"`{s}`" for s in c["partly_enforced"])
+        line += (
+            f". {c['guards']} guard(s) in all; they would have corrected or blocked "
+            f"{c['reference_fires']} call(s) of the reference runs (wrong fires)"
+        )
+        lines.append(line + ".")
+    return "\n".join(lines)
+
+
 def render_markdown(result: BenchResult, *, chart: str | None = None) -> str:
     """The whole report as Markdown."""
     meta = ", ".join(f"{k}: {v}" for k, v in result.meta.items())
@@ -158,6 +240,12 @@ def render_markdown(result: BenchResult, *, chart: str | None = None) -> str:
         "## Per-scenario compliance (%)",
         table_scenarios(result),
     ]
+    if usage_by_approach(result):
+        parts[6:6] = ["## LLM and embedding cost (capture + run)", table_usage(result)]
+    cov = guard_coverage(result)
+    if cov:
+        at = parts.index("## Per-scenario compliance (%)")
+        parts[at:at] = ["## Guard coverage (tool checks)", _guard_md(cov)]
     errors = result.errors()
     if errors:
         parts += [
@@ -188,7 +276,7 @@ def json_document(result: BenchResult) -> dict[str, Any]:
             if result.mode == "live":
                 row["runs"] = r.runs
                 row["run_scores"] = r.run_scores
-            for key in ("error", "notes", "delivered"):
+            for key in ("error", "notes", "delivered", "guards"):
                 if getattr(r, key) is not None:
                     row[key] = getattr(r, key)
             rows.append(row)
@@ -200,6 +288,11 @@ def json_document(result: BenchResult) -> dict[str, Any]:
             "errors": sum(1 for r in result.of(a) if r.error),
             "scenarios": rows,
         }
+        usage = usage_by_approach(result).get(a)
+        if usage is not None:
+            approaches[a]["usage"] = usage
+    for a, cov in guard_coverage(result).items():
+        approaches[a]["guard_coverage"] = cov
     return {
         "mode": result.mode,
         "scenarios": len(result.scenario_ids()),

@@ -27,6 +27,8 @@ class ScenarioResult:
     error: str | None = None  # the pair failed (an approach or provider error)
     notes: str | None = None  # e.g. judge verdicts that could not be read
     delivered: list[list[dict[str, str]]] | None = None  # units per DP, when asked for
+    guards: dict[str, Any] | None = None  # guard coverage of the tool checks (guard_coverage)
+    usage: dict[str, int] | None = None  # LLM / embedding tokens (UsageTotals), with an LLM
 
     @property
     def injected(self) -> bool:

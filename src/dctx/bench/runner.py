@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 
 from dctx.bench import approaches as registry
 from dctx.bench.embedcache import CachedEmbedder
+from dctx.bench.guard_coverage import coverage
 from dctx.bench.loader import LoadedScenario
 from dctx.bench.replay import replay
 from dctx.bench.results import BenchResult, ScenarioResult
@@ -25,6 +26,7 @@ from dctx.bench.schema import Scenario
 from dctx.bench.scoring import score_delivery
 from dctx.errors import ConfigError, RuntimeFailure
 from dctx.providers.base import LLM, Embedder
+from dctx.providers.usage import metering
 
 Mode = Literal["delivery", "live"]
 T = TypeVar("T")
@@ -112,13 +114,23 @@ def run_pair(scenario: Scenario, approach: str, res: Resources) -> ScenarioResul
         result = run_live(scenario, approach, res)
         result.seconds = time.perf_counter() - t0
         return result
-    dps = replay(
-        scenario,
-        approach,
-        embedder_factory=res.embedder,
-        llm=res.llm(),
-        options=res.config.options,
-    )
+    llm = res.llm()
+    guards: list[Any] | None = None
+
+    def grab_guards(system: Any) -> None:
+        nonlocal guards
+        if callable(getattr(system, "guards", None)):
+            guards = system.guards()
+
+    with metering() as meter:
+        dps = replay(
+            scenario,
+            approach,
+            embedder_factory=res.embedder,
+            llm=llm,
+            options=res.config.options,
+            inspect=grab_guards,
+        )
     sc = score_delivery(scenario, dps)
     return ScenarioResult(
         scenario=scenario.id,
@@ -134,6 +146,14 @@ def run_pair(scenario: Scenario, approach: str, res: Resources) -> ScenarioResul
             [[{"channel": u.channel, "text": u.text} for u in dp] for dp in dps]
             if res.config.keep_units
             else None
+        ),
+        usage=meter.totals().to_dict() if llm is not None else None,
+        guards=None
+        if guards is None
+        else coverage(
+            scenario.checks,
+            guards,
+            [(st.call.name, st.call.arguments) for st in scenario.test.steps],
         ),
     )
 

@@ -1,0 +1,51 @@
+"""dctx inside agent loops: OpenAI / Anthropic SDK helpers and a LangGraph pre-model hook.
+
+The SDK helpers are imported lazily (`dctx.integrations.openai_loop`, `.anthropic_loop`,
+`.langgraph_hook`), so `import dctx.integrations` needs none of the SDKs. The shared core,
+`LoopSession`, wraps a loop you already have.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from dctx.integrations._loop import (
+    AgentLoopError,
+    LoopResult,
+    LoopSession,
+    MaxTurnsError,
+    ToolCallRequest,
+    ToolOutcome,
+)
+
+if TYPE_CHECKING:
+    from dctx.integrations.anthropic_loop import run_anthropic_loop
+    from dctx.integrations.openai_loop import run_openai_loop
+
+_LAZY = {
+    "run_openai_loop": "dctx.integrations.openai_loop",
+    "run_anthropic_loop": "dctx.integrations.anthropic_loop",
+    "DctxHook": "dctx.integrations.langgraph_hook",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(name)
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "AgentLoopError",
+    "DctxHook",
+    "LoopResult",
+    "LoopSession",
+    "MaxTurnsError",
+    "ToolCallRequest",
+    "ToolOutcome",
+    "run_anthropic_loop",
+    "run_openai_loop",
+]

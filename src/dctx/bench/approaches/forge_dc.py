@@ -19,6 +19,7 @@ from typing import Any
 from dctx.bench.approaches.base import ApproachContext
 from dctx.bench.schema import SeedSession
 from dctx.errors import ConfigError
+from dctx.guards import Guard, compile_guards
 from dctx.models import Unit
 
 
@@ -36,6 +37,7 @@ class ForgeDC:
             kwargs["llm"] = ctx.llm
         self.mem = Memory(str(ctx.workdir / "memory.db"), **kwargs)
         self.run: Any = None
+        self.tools: list[str] | None = None
 
     def capture(self, seed: Sequence[SeedSession]) -> None:
         for s in seed:
@@ -48,13 +50,21 @@ class ForgeDC:
             )
 
     def start(self, actor: str, skill: str, query: str, tools: Sequence[str]) -> list[Unit]:
-        self.run = self.mem.start(actor=actor, skill=skill, query=query, tools=list(tools))
+        self.tools = list(tools)
+        self.run = self.mem.start(actor=actor, skill=skill, query=query, tools=self.tools)
         return list(self.run.units)
 
     def observe(self, call: dict[str, Any], result: str) -> list[Unit]:
         if self.run is None:
             return []
         return list(self.run.observe(call, result))
+
+    def guards(self) -> list[Guard]:
+        """The guards compiled from the rules delivered in this run (dctx.guards): what the
+        SDK helpers would enforce on the agent's tool calls."""
+        if self.run is None:
+            return []
+        return compile_guards(self.run.rules, tools=self.tools)
 
     def close(self) -> None:
         self.mem.close()
