@@ -1,0 +1,223 @@
+"""`dctx serve`: the HTTP API, a thin FastAPI layer over `DctxService`.
+
+Every route under /v1/{namespace}/ is scoped to that tenant. Errors are `ErrorBody` JSON with
+the status `server.errors` assigns; a request that fails writes nothing. With an API key set,
+every route but /health needs the `X-API-Key` header.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from dctx.errors import DctxError, MissingDependencyError
+from dctx.server.errors import (
+    API_KEY_HEADER,
+    INTERNAL,
+    AuthError,
+    ErrorBody,
+    ErrorDetail,
+    detail_of,
+    http_detail,
+    key_matches,
+    validation_detail,
+)
+from dctx.server.schemas import (
+    NAMESPACE_PATTERN,
+    CaptureRequest,
+    CaptureResponse,
+    CorrectionRequest,
+    EditRequest,
+    Explanation,
+    Forgotten,
+    GuidanceRequest,
+    GuidanceResponse,
+    Health,
+    Observed,
+    ObserveRequest,
+    RuleFilter,
+    RuleOut,
+    RunStarted,
+    StartRunRequest,
+)
+from dctx.server.service import DctxService
+
+log = logging.getLogger("dctx.server")
+
+try:
+    from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse, Response
+    from fastapi.security import APIKeyHeader
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise MissingDependencyError("The dctx HTTP API (dctx serve)", "server", "fastapi") from exc
+
+NamespacePath = Annotated[
+    str, Path(pattern=NAMESPACE_PATTERN, description="Tenant the request is scoped to.")
+]
+RuleIdPath = Annotated[str, Path(min_length=1, max_length=200, description="A rule id.")]
+RunIdPath = Annotated[str, Path(min_length=1, max_length=200, description="A run id.")]
+ActorPath = Annotated[str, Path(min_length=1, max_length=200, pattern=r"\S")]
+KeyHeader = Annotated[str | None, Depends(APIKeyHeader(name=API_KEY_HEADER, auto_error=False))]
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "Bad request"},
+    404: {"model": ErrorBody, "description": "No such rule or run in this namespace"},
+    422: {"model": ErrorBody, "description": "Malformed request or trace"},
+    503: {"model": ErrorBody, "description": "The store failed"},
+}
+
+
+def _error_response(detail: ErrorDetail) -> JSONResponse:
+    return JSONResponse(
+        ErrorBody(error=detail).model_dump(exclude_none=True), status_code=detail.status
+    )
+
+
+def create_app(service: DctxService, *, api_key: str | None = None) -> FastAPI:
+    """The FastAPI app over `service`; `api_key` turns on X-API-Key auth (constant-time)."""
+    app = FastAPI(
+        title="dctx",
+        summary="Decision Context: behavioral memory for tool-using LLM agents.",
+        version=service.health().version,
+    )
+    errors = dict(_ERRORS)
+    dependencies: list[Any] = []
+    if api_key:
+
+        def require_key(given: KeyHeader) -> None:
+            if not key_matches(api_key, given):
+                raise AuthError(f"missing or wrong {API_KEY_HEADER} header")
+
+        dependencies.append(Depends(require_key))
+        errors[401] = {"model": ErrorBody, "description": "Missing or wrong API key"}
+
+    @app.exception_handler(DctxError)
+    async def dctx_error(_: Request, exc: DctxError) -> JSONResponse:
+        return _error_response(detail_of(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error_response(validation_detail(list(exc.errors())))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error_response(http_detail(exc.status_code, str(exc.detail)))
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error in the HTTP API", exc_info=exc)
+        return _error_response(INTERNAL)
+
+    @app.get("/health", tags=["health"])
+    def health() -> Health:
+        """Liveness and what the server runs on; needs no API key."""
+        return service.health()
+
+    v1 = APIRouter(prefix="/v1/{namespace}", dependencies=dependencies, responses=errors)
+    _capture_routes(v1, service)
+    _run_routes(v1, service)
+    _rule_routes(v1, service)
+    app.include_router(v1)
+    return app
+
+
+def _capture_routes(v1: APIRouter, svc: DctxService) -> None:
+    @v1.post("/capture", tags=["capture"])
+    def capture(namespace: NamespacePath, body: CaptureRequest) -> CaptureResponse:
+        """Learn from one conversation (OpenAI or Anthropic messages). All or nothing."""
+        return svc.capture(namespace, body)
+
+    @v1.post("/corrections", tags=["capture"])
+    def record_correction(namespace: NamespacePath, body: CorrectionRequest) -> CaptureResponse:
+        """Record a correction given live: the query, the agent's answer, the correction."""
+        return svc.record_correction(namespace, body)
+
+    @v1.delete("/actors/{actor}", tags=["privacy"])
+    def forget_actor(namespace: NamespacePath, actor: ActorPath) -> Forgotten:
+        """Delete everything derived from an actor in this namespace."""
+        return svc.forget_actor(namespace, actor)
+
+
+def _run_routes(v1: APIRouter, svc: DctxService) -> None:
+    @v1.post("/guidance", tags=["inject"])
+    def guidance(namespace: NamespacePath, body: GuidanceRequest) -> GuidanceResponse:
+        """Stateless: what applies to a run given its query and the tool steps so far."""
+        return svc.guidance(namespace, body)
+
+    @v1.post("/runs", tags=["inject"])
+    def start_run(namespace: NamespacePath, body: StartRunRequest) -> RunStarted:
+        """Start a run kept on the server; stage-1 guidance comes back with its id."""
+        return svc.start_run(namespace, body)
+
+    @v1.post("/runs/{run_id}/observe", tags=["inject"])
+    def observe(namespace: NamespacePath, run_id: RunIdPath, body: ObserveRequest) -> Observed:
+        """Report a tool result; returns the rules it newly triggers (stage 2)."""
+        return svc.observe(namespace, run_id, body)
+
+    @v1.delete("/runs/{run_id}", tags=["inject"], status_code=204)
+    def end_run(namespace: NamespacePath, run_id: RunIdPath) -> Response:
+        """Forget a run before its TTL ends."""
+        svc.end_run(namespace, run_id)
+        return Response(status_code=204)
+
+
+def _rule_routes(v1: APIRouter, svc: DctxService) -> None:
+    @v1.get("/rules", tags=["rules"])
+    def list_rules(
+        namespace: NamespacePath,
+        flt: Annotated[RuleFilter, Query()],
+    ) -> list[RuleOut]:
+        """Rules in this namespace, filtered by author actor, scope skill and status."""
+        return svc.list_rules(namespace, flt)
+
+    @v1.get("/rules/{rule_id}", tags=["rules"])
+    def get_rule(namespace: NamespacePath, rule_id: RuleIdPath) -> RuleOut:
+        return svc.get_rule(namespace, rule_id)
+
+    @v1.patch("/rules/{rule_id}", tags=["rules"])
+    def edit_rule(namespace: NamespacePath, rule_id: RuleIdPath, body: EditRequest) -> RuleOut:
+        """Replace a rule's text (the old text stays in its history)."""
+        return svc.edit_rule(namespace, rule_id, body)
+
+    @v1.delete("/rules/{rule_id}", tags=["rules"], status_code=204)
+    def delete_rule(namespace: NamespacePath, rule_id: RuleIdPath) -> Response:
+        svc.delete_rule(namespace, rule_id)
+        return Response(status_code=204)
+
+    @v1.get("/rules/{rule_id}/explain", tags=["rules"])
+    def explain(namespace: NamespacePath, rule_id: RuleIdPath) -> Explanation:
+        """Provenance: who said what, when, in which session and message."""
+        return svc.explain(namespace, rule_id)
+
+    for action in ("disable", "enable", "approve"):
+        _status_route(v1, svc, action)
+
+
+def _status_route(v1: APIRouter, svc: DctxService, action: str) -> None:
+    def change(namespace: NamespacePath, rule_id: RuleIdPath) -> RuleOut:
+        return svc.set_status(namespace, rule_id, action)
+
+    v1.add_api_route(
+        f"/rules/{{rule_id}}/{action}",
+        change,
+        methods=["POST"],
+        tags=["rules"],
+        name=f"{action}_rule",
+        summary=f"{action.capitalize()} a rule",
+    )
+
+
+def serve(
+    service: DctxService, *, host: str = "127.0.0.1", port: int = 8765, api_key: str | None = None
+) -> None:
+    """Run the API with uvicorn until interrupted."""
+    try:
+        import uvicorn
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise MissingDependencyError("dctx serve", "server", "uvicorn") from exc
+    uvicorn.run(create_app(service, api_key=api_key), host=host, port=port, log_level="info")
+
+
+__all__ = ["create_app", "serve"]

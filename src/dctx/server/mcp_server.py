@@ -1,0 +1,222 @@
+"""`dctx mcp`: the Model Context Protocol server (stdio and streamable HTTP) over `DctxService`.
+
+An agent calls `get_guidance` before its first model call and again after each tool result
+(passing the steps so far): MCP clients are usually stateless between tool calls, so guidance
+is replayed from the context the agent sends. Errors are MCP tool errors whose text is the
+same `ErrorDetail` JSON the HTTP API returns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from pydantic import Field, ValidationError
+
+from dctx.errors import DctxError, MissingDependencyError
+from dctx.models import RuleStatus
+from dctx.server.errors import (
+    API_KEY_HEADER,
+    AuthError,
+    ErrorBody,
+    ErrorDetail,
+    detail_of,
+    key_matches,
+    validation_detail,
+)
+from dctx.server.schemas import (
+    CaptureRequest,
+    CaptureResponse,
+    CorrectionRequest,
+    Explanation,
+    Forgotten,
+    GuidanceRequest,
+    GuidanceResponse,
+    Name,
+    Namespace,
+    RuleFilter,
+    RuleOut,
+    Text,
+    ToolStep,
+)
+from dctx.server.service import DctxService
+
+try:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise MissingDependencyError("The dctx MCP server (dctx mcp)", "mcp", "mcp") from exc
+
+T = TypeVar("T")
+
+INSTRUCTIONS = (
+    "dctx is the agent's behavioral memory. Call get_guidance before answering (and again "
+    "after each tool result, passing the steps so far) and follow every RULE it returns. When "
+    "the user corrects you, call record_correction so the lesson is kept for next time."
+)
+
+NamespaceArg = Annotated[
+    Namespace | None, Field(description="Tenant; default: the server's --namespace.")
+]
+
+
+def _call(fn: Callable[[], T]) -> T:
+    """Run a service call; dctx and validation errors become tool errors with JSON text."""
+    try:
+        return fn()
+    except DctxError as exc:
+        raise ToolError(_error_text(detail_of(exc))) from exc
+    except ValidationError as exc:
+        raise ToolError(_error_text(validation_detail(list(exc.errors())))) from exc  # type: ignore[arg-type]
+
+
+def _error_text(detail: ErrorDetail) -> str:
+    return json.dumps(ErrorBody(error=detail).model_dump(exclude_none=True))
+
+
+def create_mcp(service: DctxService, *, namespace: str = "default") -> MCPServer[Any]:
+    """An MCPServer whose tools call `service`; `namespace` is the default tenant."""
+    server: MCPServer[Any] = MCPServer("dctx", instructions=INSTRUCTIONS)
+
+    def ns(given: str | None) -> str:
+        return given or namespace
+
+    @server.tool()
+    def get_guidance(
+        actor: Name,
+        skill: Name,
+        query: Text,
+        steps: Annotated[
+            list[ToolStep],
+            Field(description="Tool calls made so far, each with its result, in order."),
+        ] = [],  # noqa: B006 - never mutated; the schema shows the default
+        tools: list[Name] | None = None,
+        namespace: NamespaceArg = None,
+    ) -> GuidanceResponse:
+        """Rules that apply now: stage 1 (before the run) and what the latest tool result
+        triggers. Follow every RULE in `latest`; `messages` is the stage-1 pair to prepend."""
+        return _call(
+            lambda: service.guidance(
+                ns(namespace),
+                GuidanceRequest(actor=actor, skill=skill, query=query, tools=tools, steps=steps),
+            )
+        )
+
+    @server.tool()
+    def record_correction(
+        actor: Name,
+        skill: Name,
+        query: Text,
+        answer: Text,
+        correction: Text,
+        namespace: NamespaceArg = None,
+    ) -> CaptureResponse:
+        """Keep a correction the user just gave: their query, your answer, and what they said
+        to correct it. Returns the rules learned."""
+        return _call(
+            lambda: service.record_correction(
+                ns(namespace),
+                CorrectionRequest(
+                    actor=actor, skill=skill, query=query, answer=answer, correction=correction
+                ),
+            )
+        )
+
+    @server.tool()
+    def capture_session(
+        actor: Name,
+        skill: Name,
+        messages: Annotated[
+            list[Any], Field(description="OpenAI chat or Anthropic messages list.")
+        ],
+        conversation_id: Name | None = None,
+        namespace: NamespaceArg = None,
+    ) -> CaptureResponse:
+        """Learn from a whole conversation. A malformed message writes nothing and the error
+        names its index and field."""
+        return _call(
+            lambda: service.capture(
+                ns(namespace),
+                CaptureRequest(
+                    actor=actor, skill=skill, messages=messages, conversation_id=conversation_id
+                ),
+            )
+        )
+
+    @server.tool()
+    def list_rules(
+        actor: Name | None = None,
+        skill: Name | None = None,
+        status: list[RuleStatus] | None = None,
+        namespace: NamespaceArg = None,
+    ) -> list[RuleOut]:
+        """Rules in the namespace, filtered by author actor, skill and status."""
+        return _call(
+            lambda: service.list_rules(
+                ns(namespace), RuleFilter(actor=actor, skill=skill, status=status)
+            )
+        )
+
+    @server.tool()
+    def explain_rule(rule_id: Name, namespace: NamespaceArg = None) -> Explanation:
+        """Where a rule came from: who said what, when, in which session and message."""
+        return _call(lambda: service.explain(ns(namespace), rule_id))
+
+    @server.tool()
+    def forget_actor(actor: Name, namespace: NamespaceArg = None) -> Forgotten:
+        """Delete everything learned from an actor in the namespace (right to be forgotten)."""
+        return _call(lambda: service.forget_actor(ns(namespace), actor))
+
+    return server
+
+
+class _KeyGate:
+    """ASGI wrapper: every HTTP request needs the X-API-Key header (constant-time check)."""
+
+    def __init__(self, app: Any, api_key: str) -> None:
+        self.app = app
+        self.api_key = api_key
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            wanted = API_KEY_HEADER.lower().encode()
+            given = next((v for k, v in scope.get("headers", []) if k == wanted), None)
+            if not key_matches(self.api_key, given.decode("latin-1") if given else None):
+                detail = detail_of(AuthError(f"missing or wrong {API_KEY_HEADER} header"))
+                body = _error_text(detail).encode()
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def run_mcp(
+    service: DctxService,
+    *,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8766,
+    api_key: str | None = None,
+    namespace: str = "default",
+) -> None:
+    """Serve until the client disconnects (stdio) or the process is interrupted (http)."""
+    server = create_mcp(service, namespace=namespace)
+    if transport == "stdio":
+        server.run("stdio")
+        return
+    import uvicorn
+
+    app: Any = server.streamable_http_app(host=host)
+    if api_key:
+        app = _KeyGate(app, api_key)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+__all__ = ["INSTRUCTIONS", "create_mcp", "run_mcp"]

@@ -1,0 +1,288 @@
+"""Typed requests and responses of the service layer; the HTTP API and MCP tools share them,
+so the OpenAPI schema and the MCP tool schemas describe the same shapes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from dctx.models import RuleStatus
+
+NAMESPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+
+Name = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=200, pattern=r"\S"),
+    Field(description="A non-blank name (actor, skill, tool)."),
+]
+Namespace = Annotated[
+    str,
+    StringConstraints(pattern=NAMESPACE_PATTERN),
+    Field(description="Tenant: letters, digits, '.', '_' or '-', at most 64 characters."),
+]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=20_000, pattern=r"\S")]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- shared pieces
+
+
+class UnitOut(BaseModel):
+    """One directive handed to the agent, and the channel to hand it through."""
+
+    text: str
+    channel: Literal["user", "system"]
+    rule_ids: list[str]
+
+
+class ToolStep(_Request):
+    """One tool call the agent made and the result it got back."""
+
+    tool: Name
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result: Any = Field(description="The tool result: text or any JSON value.")
+
+
+class ScopeOut(BaseModel):
+    namespace: str
+    skill: str | None
+    actor: str | None
+    subject: str | None
+
+
+class NumericOut(BaseModel):
+    terms: list[str]
+    op: str
+    value: float
+
+
+class TriggerOut(BaseModel):
+    kind: str
+    text: str
+    keywords: list[str]
+    numeric: NumericOut | None
+    tool: str | None
+    after_tool: str | None
+    node_id: str | None
+
+
+class RuleOut(BaseModel):
+    """A compiled rule with its scope, trigger and provenance ids."""
+
+    id: str
+    text: str
+    type: str
+    status: RuleStatus
+    source: str
+    actor: str | None
+    group: str
+    scope: ScopeOut
+    trigger: TriggerOut
+    qualifiers: list[str]
+    support: int
+    supporters: list[str]
+    evidence_ids: list[str]
+    conversation_id: str | None
+    created_at: str
+    updated_at: str
+    superseded_by: str | None
+    history: list[dict[str, Any]]
+
+
+class EvidenceOut(BaseModel):
+    id: str
+    kind: str
+    namespace: str
+    conversation_id: str
+    actor: str | None
+    message_index: int
+    text: str
+    timestamp: str
+    source: str | None
+    node_id: str | None
+
+
+class NodeOut(BaseModel):
+    id: str
+    conversation_id: str
+    namespace: str
+    actor: str
+    skill: str
+    position: int
+    kind: str
+    text: str
+    accumulated: str
+    message_index: int
+    tool: str | None
+    subject: str | None
+
+
+# --------------------------------------------------------------------------- capture
+
+
+class CaptureRequest(_Request):
+    """One conversation in the OpenAI chat or Anthropic messages format."""
+
+    actor: Name
+    skill: Name
+    messages: list[Any] = Field(
+        min_length=1,
+        max_length=10_000,
+        description="The message list exactly as sent to / returned by the model API.",
+    )
+    conversation_id: Name | None = None
+    timestamp: datetime | None = Field(
+        default=None, description="When it happened (ISO-8601; no zone means UTC). Default: now."
+    )
+
+
+class CorrectionRequest(_Request):
+    """A correction a person gave the agent, as the agent saw it."""
+
+    actor: Name = Field(description="The person who gave the correction.")
+    skill: Name
+    query: Text = Field(description="What the person asked.")
+    answer: Text = Field(description="What the agent answered or did.")
+    correction: Text = Field(description="What the person said to correct it.")
+    conversation_id: Name | None = None
+
+
+class CaptureResponse(BaseModel):
+    """What a capture learned: counts, and the rules added or changed."""
+
+    sessions: int
+    messages: int
+    corrections: int
+    withdrawals: int
+    tool_signals: int
+    added: list[RuleOut]
+    changed: list[RuleOut]
+
+
+# --------------------------------------------------------------------------- guidance and runs
+
+
+class GuidanceRequest(_Request):
+    """A run described in full: who, which skill, the query and the tool steps so far."""
+
+    actor: Name
+    skill: Name
+    query: Text
+    tools: list[Name] | None = Field(
+        default=None, description="Tools offered to the run; null: unknown."
+    )
+    steps: list[ToolStep] = Field(default_factory=list, max_length=500)
+    token_budget: int | None = Field(default=None, ge=1, le=100_000)
+
+
+class StepGuidance(BaseModel):
+    decision_point: int
+    tool: str
+    units: list[UnitOut] = Field(description="Rules this step newly triggered (stage 2).")
+
+
+class GuidanceResponse(BaseModel):
+    """Stage 1 (before the first model call) and stage 2 (after each step)."""
+
+    messages: list[dict[str, Any]] = Field(
+        description="Stage 1 as a [user, assistant] pair to put before the query; [] if none."
+    )
+    units: list[UnitOut] = Field(description="Stage-1 units.")
+    steps: list[StepGuidance]
+    latest: list[UnitOut] = Field(
+        description="What is new at the last decision point (stage 1 when there are no steps)."
+    )
+    system: str = Field(description="System-prompt block with every stage-2 rule so far.")
+
+
+class StartRunRequest(_Request):
+    actor: Name
+    skill: Name
+    query: Text
+    tools: list[Name] | None = None
+    token_budget: int | None = Field(default=None, ge=1, le=100_000)
+
+
+class RunStarted(BaseModel):
+    run_id: str
+    expires_in_s: int = Field(description="Idle seconds before the server forgets the run.")
+    messages: list[dict[str, Any]]
+    units: list[UnitOut]
+
+
+class ObserveRequest(_Request):
+    tool: Name
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    result: Any
+
+
+class Observed(BaseModel):
+    run_id: str
+    decision_point: int
+    units: list[UnitOut] = Field(description="Rules this tool result newly triggered.")
+    system: str
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class RuleFilter(_Request):
+    actor: Name | None = None
+    skill: Name | None = None
+    status: list[RuleStatus] | None = None
+
+
+class EditRequest(_Request):
+    text: Text = Field(description="The rule's new text: one imperative sentence.")
+
+
+class Explanation(BaseModel):
+    """Where a rule came from: the evidence (who said what, when) and its trigger node."""
+
+    rule: RuleOut
+    evidence: list[EvidenceOut]
+    trigger_node: NodeOut | None
+
+
+class Forgotten(BaseModel):
+    actor: str
+    namespace: str
+    deleted: dict[str, int] = Field(description="Rows deleted per table.")
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+    store: str = Field(description="Store backend scheme, e.g. sqlite or postgresql.")
+    embedder: str
+    open_runs: int
+
+
+__all__ = [
+    "NAMESPACE_PATTERN",
+    "CaptureRequest",
+    "CaptureResponse",
+    "CorrectionRequest",
+    "EditRequest",
+    "EvidenceOut",
+    "Explanation",
+    "Forgotten",
+    "GuidanceRequest",
+    "GuidanceResponse",
+    "Health",
+    "NodeOut",
+    "ObserveRequest",
+    "Observed",
+    "RuleFilter",
+    "RuleOut",
+    "RunStarted",
+    "StartRunRequest",
+    "StepGuidance",
+    "ToolStep",
+    "UnitOut",
+]

@@ -1,0 +1,249 @@
+"""The service layer under both the HTTP API and the MCP server: typed requests in, typed
+responses out, every operation scoped to a namespace (tenant). Interfaces only translate
+transport to these calls, so there is one place where behavior lives.
+
+One lock serializes calls into the `Memory`: retrieval caches and the embedder are not meant to
+be shared across threads, and the store's transactions already serialize writes.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from dctx import __version__
+from dctx.errors import NotFoundError
+from dctx.inject.run import Run
+from dctx.memory import Memory
+from dctx.models import Rule, RuleStatus, Unit, to_dict
+from dctx.server.runs import RunRegistry
+from dctx.server.schemas import (
+    CaptureRequest,
+    CaptureResponse,
+    CorrectionRequest,
+    EditRequest,
+    Explanation,
+    Forgotten,
+    GuidanceRequest,
+    GuidanceResponse,
+    Health,
+    Observed,
+    ObserveRequest,
+    RuleFilter,
+    RuleOut,
+    RunStarted,
+    StartRunRequest,
+    StepGuidance,
+    UnitOut,
+)
+from dctx.store.registry import open_store, scheme_of
+
+
+class DctxService:
+    """Operations on one Memory, shared by every interface."""
+
+    def __init__(self, memory: Memory, *, runs: RunRegistry | None = None) -> None:
+        self.memory = memory
+        self.runs = runs or RunRegistry()
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, db: str, *, embedder: str | None = None, **run_bounds: Any) -> DctxService:
+        """Open the store a path or URL names (sqlite file, postgresql://...)."""
+        store = open_store(db)
+        try:
+            memory = Memory(store, embedder=embedder or store.embedder_id() or "minilm")
+        except BaseException:
+            store.close()
+            raise
+        return cls(memory, runs=RunRegistry(**run_bounds))
+
+    def close(self) -> None:
+        with self._lock:
+            self.memory.close()
+
+    # ------------------------------------------------------------------ health
+    def health(self) -> Health:
+        return Health(
+            status="ok",
+            version=__version__,
+            store=scheme_of(self.memory.store.url),
+            embedder=self.memory.embedder.id,
+            open_runs=len(self.runs),
+        )
+
+    # ------------------------------------------------------------------ capture
+    def capture(self, namespace: str, req: CaptureRequest) -> CaptureResponse:
+        """Learn from one conversation; all or nothing (a malformed message writes nothing)."""
+        with self._lock:
+            report = self.memory.capture(
+                req.messages,
+                actor=req.actor,
+                skill=req.skill,
+                conversation_id=req.conversation_id,
+                timestamp=req.timestamp,
+                namespace=namespace,
+            )
+        return CaptureResponse(
+            sessions=report.sessions,
+            messages=report.messages,
+            corrections=report.corrections,
+            withdrawals=report.withdrawals,
+            tool_signals=report.tool_signals,
+            added=[_rule(r) for r in report.added],
+            changed=[_rule(r) for r in report.changed],
+        )
+
+    def record_correction(self, namespace: str, req: CorrectionRequest) -> CaptureResponse:
+        """A correction given live: captured as the three-turn conversation it was."""
+        messages = [
+            {"role": "user", "content": req.query},
+            {"role": "assistant", "content": req.answer},
+            {"role": "user", "content": req.correction},
+        ]
+        return self.capture(
+            namespace,
+            CaptureRequest(
+                actor=req.actor,
+                skill=req.skill,
+                messages=messages,
+                conversation_id=req.conversation_id,
+            ),
+        )
+
+    # ------------------------------------------------------------------ guidance
+    def guidance(self, namespace: str, req: GuidanceRequest) -> GuidanceResponse:
+        """Stateless: replay the run so far and say what applies now. Nothing is written."""
+        with self._lock:
+            run = self._start(
+                namespace, req.actor, req.skill, req.query, req.tools, req.token_budget
+            )
+            steps: list[StepGuidance] = []
+            for step in req.steps:
+                units = run.observe({"name": step.tool, "arguments": step.arguments}, step.result)
+                steps.append(
+                    StepGuidance(
+                        decision_point=run.decision_point, tool=step.tool, units=_units(units)
+                    )
+                )
+            stage1 = _units(run.units)
+            return GuidanceResponse(
+                messages=run.messages,
+                units=stage1,
+                steps=steps,
+                latest=steps[-1].units if steps else stage1,
+                system=run.system,
+            )
+
+    def start_run(self, namespace: str, req: StartRunRequest) -> RunStarted:
+        with self._lock:
+            run = self._start(
+                namespace, req.actor, req.skill, req.query, req.tools, req.token_budget
+            )
+            messages, units = run.messages, _units(run.units)
+        run_id = self.runs.add(namespace, run)
+        return RunStarted(
+            run_id=run_id, expires_in_s=int(self.runs.ttl_s), messages=messages, units=units
+        )
+
+    def observe(self, namespace: str, run_id: str, req: ObserveRequest) -> Observed:
+        run = self.runs.get(namespace, run_id)
+        with self._lock:
+            units = run.observe({"name": req.tool, "arguments": req.arguments}, req.result)
+            return Observed(
+                run_id=run_id,
+                decision_point=run.decision_point,
+                units=_units(units),
+                system=run.system,
+            )
+
+    def end_run(self, namespace: str, run_id: str) -> None:
+        self.runs.end(namespace, run_id)
+
+    def _start(
+        self,
+        namespace: str,
+        actor: str,
+        skill: str,
+        query: str,
+        tools: list[str] | None,
+        token_budget: int | None,
+    ) -> Run:
+        return self.memory.start(
+            actor=actor,
+            skill=skill,
+            query=query,
+            tools=tools,
+            namespace=namespace,
+            token_budget=token_budget,
+        )
+
+    # ------------------------------------------------------------------ rules
+    def list_rules(self, namespace: str, flt: RuleFilter) -> list[RuleOut]:
+        with self._lock:
+            rules = self.memory.rules(
+                actor=flt.actor, skill=flt.skill, status=flt.status, namespace=namespace
+            )
+        return [_rule(r) for r in rules]
+
+    def get_rule(self, namespace: str, rule_id: str) -> RuleOut:
+        with self._lock:
+            return _rule(self._owned(namespace, rule_id))
+
+    def edit_rule(self, namespace: str, rule_id: str, req: EditRequest) -> RuleOut:
+        with self._lock:
+            self._owned(namespace, rule_id)
+            return _rule(self.memory.edit(rule_id, req.text))
+
+    def set_status(self, namespace: str, rule_id: str, action: str) -> RuleOut:
+        """disable, enable or approve a rule."""
+        status, note = _ACTIONS[action]
+        with self._lock:
+            self._owned(namespace, rule_id)
+            return _rule(self.memory.set_status(rule_id, status, note))
+
+    def delete_rule(self, namespace: str, rule_id: str) -> None:
+        with self._lock:
+            self._owned(namespace, rule_id)
+            self.memory.delete(rule_id)
+
+    def explain(self, namespace: str, rule_id: str) -> Explanation:
+        with self._lock:
+            self._owned(namespace, rule_id)
+            return Explanation.model_validate(self.memory.explain(rule_id))
+
+    def forget_actor(self, namespace: str, actor: str) -> Forgotten:
+        with self._lock:
+            deleted = self.memory.forget_actor(actor, namespace=namespace)
+        return Forgotten(actor=actor, namespace=namespace, deleted=deleted)
+
+    def _owned(self, namespace: str, rule_id: str) -> Rule:
+        """The rule, if it belongs to this namespace; another tenant's rule reads as absent."""
+        try:
+            rule = self.memory.rule(rule_id)
+        except NotFoundError:
+            rule = None
+        if rule is None or rule.scope.namespace != namespace:
+            raise NotFoundError(
+                f"no rule {rule_id!r} in namespace {namespace!r}; list the ids with GET "
+                f"/v1/{namespace}/rules (MCP: list_rules)"
+            )
+        return rule
+
+
+_ACTIONS: dict[str, tuple[RuleStatus, str]] = {
+    "disable": (RuleStatus.DISABLED, "disabled by user"),
+    "enable": (RuleStatus.ACTIVE, "enabled by user"),
+    "approve": (RuleStatus.ACTIVE, "approved in review"),
+}
+
+
+def _rule(rule: Rule) -> RuleOut:
+    return RuleOut.model_validate(rule.to_dict())
+
+
+def _units(units: list[Unit]) -> list[UnitOut]:
+    return [UnitOut.model_validate(to_dict(u)) for u in units]
+
+
+__all__ = ["DctxService"]

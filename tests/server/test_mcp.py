@@ -1,0 +1,224 @@
+"""The MCP server with the official `mcp` client, over both transports: stdio (the client
+spawns `dctx mcp --db ...`) and streamable HTTP (`dctx mcp --transport http` on a free port)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from dctx.store.sqlite import SQLiteStore
+from server.conftest import (
+    DCTX,
+    SEGMENTS_RESULT,
+    free_port,
+    run_example,
+    segment_session,
+    table_correction,
+)
+
+TOOLS = {
+    "get_guidance",
+    "record_correction",
+    "capture_session",
+    "list_rules",
+    "explain_rule",
+    "forget_actor",
+}
+
+
+def _stdio(db: Path, *extra: str) -> Client:
+    return Client(
+        StdioServerParameters(
+            command=DCTX, args=["mcp", "--db", str(db), "--embedder", "hashing", *extra]
+        )
+    )
+
+
+@asynccontextmanager
+async def _http(url: str, key: str | None) -> AsyncIterator[Client]:
+    headers = {"X-API-Key": key} if key else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        yield client
+
+
+def _error(result: Any) -> dict[str, Any]:
+    """The ErrorBody JSON at the end of an MCP tool error's text."""
+    assert result.is_error
+    text = result.content[0].text
+    body: dict[str, Any] = json.loads(text[text.index("{") :])
+    return body["error"]
+
+
+async def _exercise(client: Client, db: Path) -> None:
+    """The whole tool surface, on one connection."""
+    listed = await client.list_tools()
+    assert {t.name for t in listed.tools} == TOOLS
+    guidance_tool = next(t for t in listed.tools if t.name == "get_guidance")
+    assert "steps" in guidance_tool.input_schema["properties"]
+
+    seg = segment_session()
+    captured = await client.call_tool(
+        "capture_session",
+        {
+            "actor": seg["actor"],
+            "skill": seg["skill"],
+            "messages": seg["messages"],
+            "conversation_id": seg["conversation_id"],
+        },
+    )
+    assert not captured.is_error, captured.content
+    [seg_rule] = captured.structured_content["added"]  # type: ignore[index]
+    learned = await client.call_tool("record_correction", table_correction())
+    assert not learned.is_error, learned.content
+    [table_rule] = learned.structured_content["added"]  # type: ignore[index]
+    assert "table" in table_rule["text"]
+
+    query = {
+        "actor": "kenji",
+        "skill": "financial_analyst",
+        "query": "Compare Corvid and Sable Networks on FY2025 margins",
+    }
+    first = (await client.call_tool("get_guidance", query)).structured_content
+    assert first is not None
+    assert [u["rule_ids"] for u in first["latest"]] == [[table_rule["id"]]]
+    assert "table" in first["messages"][0]["content"]
+    steps = [
+        {"tool": "get_financials", "arguments": {"company": "Corvid"}, "result": "{}"},
+        {"tool": "get_segments", "arguments": {"company": "Corvid"}, "result": SEGMENTS_RESULT},
+    ]
+    later = (await client.call_tool("get_guidance", {**query, "steps": steps})).structured_content
+    assert later is not None
+    assert later["steps"][0]["units"] == []
+    assert [u["rule_ids"] for u in later["latest"]] == [[seg_rule["id"]]]
+    assert later["latest"][0]["channel"] == "system"
+
+    rules = (await client.call_tool("list_rules", {"actor": "kenji"})).structured_content
+    assert rules is not None
+    assert {r["id"] for r in rules["result"]} == {seg_rule["id"], table_rule["id"]}
+    why = (await client.call_tool("explain_rule", {"rule_id": seg_rule["id"]})).structured_content
+    assert why is not None and why["evidence"][0]["conversation_id"] == "kenji-growth"
+
+    # errors: typed, no traceback, nothing written
+    store = SQLiteStore(db)
+    before = store.count_rows()
+    bad = dict(seg, conversation_id="broken")
+    bad["messages"] = [*seg["messages"][:2], {"role": "tool", "tool_call_id": "c9", "content": "x"}]
+    failed = await client.call_tool(
+        "capture_session", {"actor": "kenji", "skill": "s", "messages": bad["messages"]}
+    )
+    err = _error(failed)
+    assert (err["code"], err["index"], err["field"]) == ("trace_format", 2, "tool_call_id")
+    assert "Traceback" not in failed.content[0].text  # type: ignore[union-attr]
+    assert store.count_rows() == before
+    missing = _error(await client.call_tool("explain_rule", {"rule_id": "rule_nope"}))
+    assert missing["code"] == "not_found" and missing["status"] == 404
+    other_ns = await client.call_tool(
+        "explain_rule", {"rule_id": seg_rule["id"], "namespace": "other"}
+    )
+    assert _error(other_ns)["code"] == "not_found"
+    blank = await client.call_tool("get_guidance", {**query, "actor": "  "})
+    assert blank.is_error and "actor" in blank.content[0].text  # type: ignore[union-attr]
+
+    forgot = (await client.call_tool("forget_actor", {"actor": "kenji"})).structured_content
+    assert forgot is not None and forgot["deleted"]["rules"] == 2
+    assert (await client.call_tool("list_rules", {})).structured_content == {"result": []}
+    store.close()
+
+
+def test_stdio_transport(tmp_path: Path) -> None:
+    db = tmp_path / "mcp.db"
+
+    async def main() -> None:
+        async with _stdio(db) as client:
+            await _exercise(client, db)
+
+    anyio.run(main)
+
+
+def test_stdio_default_namespace(tmp_path: Path) -> None:
+    db = tmp_path / "mcp.db"
+
+    async def main() -> None:
+        async with _stdio(db, "--namespace", "acme") as client:
+            out = await client.call_tool("record_correction", table_correction())
+            assert out.structured_content["added"][0]["scope"]["namespace"] == "acme"  # type: ignore[index]
+            default = await client.call_tool("list_rules", {"namespace": "default"})
+            assert default.structured_content == {"result": []}
+
+    anyio.run(main)
+
+
+def test_http_transport_with_api_key(tmp_path: Path, spawn: Any) -> None:
+    db = tmp_path / "mcp.db"
+    port = free_port()
+    spawn(
+        "mcp",
+        "--transport",
+        "http",
+        "--port",
+        str(port),
+        "--db",
+        str(db),
+        "--api-key",
+        "k-123",
+        port=port,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    async def main() -> None:
+        async with _http(url, "k-123") as client:
+            await _exercise(client, db)
+        async with httpx2.AsyncClient() as raw:
+            denied = await raw.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert denied.status_code == 401
+        assert denied.json()["error"]["code"] == "unauthorized"
+
+    anyio.run(main)
+
+
+def test_mcp_client_example_over_stdio_and_http(tmp_path: Path, spawn: Any) -> None:
+    db = tmp_path / "example.db"
+    out = run_example(
+        "mcp_client.py",
+        {"DCTX_EMBEDDER": "hashing", "PATH": str(Path(DCTX).parent) + ":/usr/bin:/bin"},
+        str(db),
+    )
+    assert "record_correction" in out
+    assert "learned: Always put company comparisons in a table" in out
+    assert "guidance: RULE: Always put company comparisons in a table" in out
+
+    port = free_port()
+    spawn(
+        "mcp", "--transport", "http", "--port", str(port), "--db", str(tmp_path / "h.db"), port=port
+    )
+    out = run_example("mcp_client.py", {"DCTX_MCP_URL": f"http://127.0.0.1:{port}/mcp"})
+    assert "guidance: RULE: Always put company comparisons in a table" in out
+
+
+@pytest.mark.parametrize("module", ["dctx.server.http", "dctx.server.mcp_server"])
+def test_missing_extra_names_the_install_command(module: str) -> None:
+    import subprocess
+    import sys
+
+    blocked = "fastapi" if module.endswith("http") else "mcp"
+    code = (
+        f"import sys; sys.modules[{blocked!r}] = None\n"
+        f"try:\n    import {module}\nexcept Exception as e:\n"
+        "    print(type(e).__name__, e)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    extra = "server" if blocked == "fastapi" else "mcp"
+    assert out.startswith("MissingDependencyError")
+    assert f"pip install 'dctx[{extra}]'" in out
