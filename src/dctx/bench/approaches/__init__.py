@@ -39,6 +39,16 @@ REGISTRY: dict[str, ApproachSpec] = {
             "annotated chunks + correction-rate readout + precedents",
         ),
         ApproachSpec("expel", f"{_PKG}.expel:ExpeL", "ExpeL insight pool (ADD/AGREE/EDIT/REMOVE)"),
+        ApproachSpec(
+            "hybrid_raw",
+            f"{_PKG}.hybrid_raw:HybridRaw",
+            "typed graph + raw human corrections, readout + INFORMED_BY per tool call",
+        ),
+        ApproachSpec(
+            "lucid_dc",
+            f"{_PKG}.lucid_dc:LucidDC",
+            "hybrid_raw + self-assessment directives (MANDATORY TOOL-CALLING RULES)",
+        ),
         ApproachSpec("forge_dc", f"{_PKG}.forge_dc:ForgeDC", "dctx Memory: compiled rules"),
     )
 }

@@ -17,7 +17,7 @@ def _bm25s() -> Any:
     try:
         import bm25s
     except ImportError:
-        raise MissingDependencyError("the doc_* benchmark baselines", "bench", "bm25s") from None
+        raise MissingDependencyError("the benchmark baselines", "bench", "bm25s") from None
     return bm25s
 
 
@@ -26,6 +26,27 @@ def _tokens(bm25s: Any, texts: Sequence[str]) -> list[list[str]]:
         list(texts), stopwords="en", return_ids=False, show_progress=False
     )
     return out
+
+
+class BM25Ranker:
+    """BM25 over a handful of texts: the lexical half of the shared hybrid search."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self._bm25s = _bm25s()
+        self._bm25: Any = None
+        if texts:
+            toks = _tokens(self._bm25s, texts)
+            if any(toks):
+                self._bm25 = self._bm25s.BM25()
+                self._bm25.index(toks, show_progress=False)
+
+    def ranking(self, query: str) -> list[int]:
+        """Indexes of the texts with a positive BM25 score for `query`, best first."""
+        q = _tokens(self._bm25s, [query])[0]
+        if self._bm25 is None or not q:
+            return []
+        scores = np.asarray(self._bm25.get_scores(q))
+        return [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > 0]
 
 
 class HybridIndex:
@@ -44,24 +65,14 @@ class HybridIndex:
         if len(dense) != len(self.texts):
             raise ValueError("embed_texts must align with texts")
         self._embedder = embedder
-        self._bm25s = _bm25s()
-        self._bm25: Any = None
-        if self.texts:
-            toks = _tokens(self._bm25s, self.texts)
-            if any(toks):
-                self._bm25 = self._bm25s.BM25()
-                self._bm25.index(toks, show_progress=False)
+        self._bm25 = BM25Ranker(self.texts)
         self._vectors = embedder.embed(dense) if dense else None
 
     def ranking(self, query: str) -> tuple[list[int], list[int]]:
         """(BM25 ranking of documents with a positive score, cosine ranking of all)."""
         if not self.texts:
             return [], []
-        bm: list[int] = []
-        q = _tokens(self._bm25s, [query])[0]
-        if self._bm25 is not None and q:
-            scores = np.asarray(self._bm25.get_scores(q))
-            bm = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > 0]
+        bm = self._bm25.ranking(query)
         assert self._vectors is not None
         qv = self._embedder.embed([query])[0]
         sims = self._vectors @ qv
