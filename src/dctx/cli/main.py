@@ -7,6 +7,9 @@ input; exit 1: something failed at run time; DCTX_DEBUG=1 shows the traceback).
     dctx rules [show|edit|disable|enable|approve|delete|export|import|explain]
     dctx inject --actor A --skill S -q QUERY     what a run would be handed
     dctx forget --actor A                        delete everything derived from an actor
+    dctx migrate / dctx copy SRC DST             upgrade a schema / move a memory between stores
+    dctx reembed --embedder E                    switch the store to another embedder
+    dctx serve / dctx mcp                        the HTTP API / the MCP server
     dctx bench [perf]                            DC-Bench and the performance benchmark
 """
 
@@ -20,10 +23,15 @@ from dctx import __version__
 from dctx.cli import _common as c
 from dctx.cli import rules as rules_cli
 from dctx.cli.capture import capture
+from dctx.cli.copy import copy
 from dctx.cli.demo import demo
 from dctx.cli.forget import forget
 from dctx.cli.inject import inject
+from dctx.cli.mcp_cmd import mcp
+from dctx.cli.migrate import migrate
 from dctx.cli.perf import perf_command
+from dctx.cli.reembed import reembed_command
+from dctx.cli.serve import serve
 
 log = logging.getLogger("dctx")
 
@@ -71,6 +79,11 @@ app.command("capture")(capture)
 app.command("inject")(inject)
 app.command("forget")(forget)
 app.command("demo")(demo)
+app.command("migrate")(migrate)
+app.command("copy")(copy)
+app.command("reembed")(reembed_command)
+app.command("serve")(serve)
+app.command("mcp")(mcp)
 app.add_typer(rules_cli.app, name="rules")
 
 
