@@ -34,6 +34,11 @@ def test_directive(sentence: str) -> None:
         "0.06x should have been a red flag.",
         "dario@libero.it: display on the thermostat is flickering, it's 8 months old",
         "Cancel reservation XEHM4B.",
+        "I'll make sure to find my user ID and get back to you.",
+        "Take care!",
+        "Change of plan.",
+        "Transfer me to a human agent.",
+        "First Name - Emily, Last Name - Smith.",
     ],
 )
 def test_not_a_directive(sentence: str) -> None:

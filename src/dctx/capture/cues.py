@@ -187,6 +187,8 @@ def _imperative_clause(clause: str) -> bool:
     if i + 1 < len(words) and words[i] == "do" and words[i + 1] == "not":
         return True
     if i < len(words) and words[i] in IMPERATIVE_VERBS:
+        if i + 1 < len(words) and words[i + 1] == "of":
+            return False  # "change of plan": a noun
         # "display on the thermostat is flickering": a noun with a copula after it
         return not _NOUN_SUBJECT.match(" ".join(words[i:]))
     return False
@@ -210,7 +212,9 @@ _STANDING_CONTEXT = re.compile(
 # unlike a measure ("5-year", "12-month")
 _TASK_BOUND = re.compile(
     r"\b(?=[A-Za-z0-9_-]*\d)(?-i:(?=[A-Za-z0-9_-]*[A-Z_]))[A-Za-z0-9_-]{5,}\b|\b(my|mine)\b|"
-    r"\bi(\s+\w+){0,2}\s+(need|have|must|should|want)\b",
+    r"\bi(\s+\w+){0,2}\s+(need|have|must|should|want)\b|"
+    r"^(?:please\s+)?(?:transfer|connect|put|get|book|find|search|send)\s+"
+    r"(?:me\b|.{0,40}\bfor me\b)",
     re.IGNORECASE,
 )
 
@@ -219,6 +223,8 @@ def is_directive(sentence: str) -> bool:
     """Imperative or modal: some clause starts with a command verb, or the sentence states an
     obligation/preference ("X needs to go to Y", "I want a red-flag line at the top")."""
     core = strip_filler(sentence)
+    if _NOT_ADDRESSED.match(core):
+        return False  # "I'll make sure to find my user ID", "take care!": not for the agent
     core = _LEAD_CONDITION.sub("", core, count=1)
     if _imperative_clause(core):
         return True
@@ -277,6 +283,14 @@ _REDIRECTS_HABIT = re.compile(
 # quoted text and "like ..." examples show a format; an id inside them is not the task's
 _EXAMPLES = re.compile(
     r"'[^']{2,80}'|\"[^\"]{2,80}\"|[‘“][^’”]{2,80}[’”]|\b(?:like|e\.g\.|for example|such as)\s+\S+",
+    re.IGNORECASE,
+)
+
+
+# the speaker's own plans, closings and acknowledgements of a rule are not directives
+_NOT_ADDRESSED = re.compile(
+    r"^(?:i'?ll|i will|i'?m going to|i am going to|we'?ll|we will|i understand|i get it|"
+    r"take care|have a (?:nice|good|great) (?:day|one|weekend)|bye|goodbye)\b",
     re.IGNORECASE,
 )
 
