@@ -201,3 +201,50 @@ def test_explain_says_why_not(cli: Callable[..., Result], captured: list[dict[st
     info = json.loads(no_data.stdout)
     assert info["delivered_at"] is None
     assert "not met" in info["verdict"]
+
+
+def test_negated_condition_is_shown_and_explained(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    from cli.conftest import write_jsonl
+
+    session = {
+        "conversation_id": "aylin-1",
+        "actor": "aylin",
+        "skill": "support",
+        "timestamp": "2026-02-19T13:40:00Z",
+        "messages": [
+            {"role": "user", "content": "Refund order KA-1 and draft the confirmation."},
+            {"role": "assistant", "content": "Refunded 219.00 to the customer."},
+            {
+                "role": "user",
+                "content": "Whenever the order currency isn't USD, write the amount with the "
+                "ISO code, like EUR 219.00.",
+            },
+        ],
+    }
+    traces = write_jsonl(tmp_path / "neg.jsonl", [session])
+    assert cli("capture", str(traces)).exit_code == 0
+    listed = json.loads(cli("rules", "--json").stdout)
+    rule = rule_with(listed, "iso code")
+    assert rule["trigger"]["excluded"] == ["USD"]
+    table = cli("rules")
+    assert "not USD" in table.stdout
+
+    def explain(result: str) -> dict[str, Any]:
+        step = 'get_order {"order_id": "KA-2"} ' + result
+        out = cli(
+            "rules", "explain", rule["id"], "-q", "Refund order KA-2",
+            "--actor", "aylin", "--skill", "support", "--step", step, "--json",
+        )  # fmt: skip
+        assert out.exit_code == 0, out.output
+        info: dict[str, Any] = json.loads(out.stdout)
+        return info
+
+    assert explain('{"currency": "EUR", "total": 219.0}')["delivered_at"] == 1
+    usd = explain('{"currency": "USD", "total": 219.0}')
+    assert usd["delivered_at"] is None
+    assert (
+        usd["points"][1]["condition"].startswith("not met")
+        and "=USD" in usd["points"][1]["condition"]
+    )

@@ -29,6 +29,8 @@ def trigger_short(rule: Rule) -> str:
         if trig.numeric is not None:
             num = trig.numeric
             return f"data: {'/'.join(num.terms)} {num.op} {num.value:g}"
+        if trig.excluded:
+            return f"data: {', '.join(trig.keywords) or 'a field'} not {'/'.join(trig.excluded)}"
         return f"data: {', '.join(trig.keywords)}"
     return trig.kind.value
 

@@ -67,6 +67,11 @@ def describe_trigger(rule: Rule) -> str:
         if trig.numeric is not None:
             num = trig.numeric
             return f"data: a field about {'/'.join(num.terms)} {num.op} {num.value:g}"
+        if trig.excluded:
+            return (
+                f"data: a field about {trig.keywords or 'the same kind of value'} holds a value "
+                f"other than {trig.excluded}"
+            )
         return f"data: the query or tool data mention the words {trig.keywords}"
     when = f"after {trig.after_tool} returns" if trig.after_tool else "up front"
     return f"tool: before calling {trig.tool} ({when})"
@@ -89,6 +94,10 @@ def condition_text(rule: Rule, ctx: RunContext) -> tuple[bool, str]:
         terms = set(trig.numeric.terms)
         seen = [f"{'.'.join(sorted(p))}={v:g}" for p, v in ctx.numbers if terms & p]
         shown = ", ".join(seen[:4]) if seen else "no such field seen yet"
+        return met, f"{'met' if met else 'not met'}: {shown}"
+    if trig.excluded:
+        seen = [f"{'.'.join(sorted(p))}={v}" for p, v in ctx.strings[-6:]]
+        shown = ", ".join(seen) if seen else "no string field seen yet"
         return met, f"{'met' if met else 'not met'}: {shown}"
     hits = [k for k in trig.keywords if k in ctx.stems]
     return met, f"{'met' if met else 'not met'}: seen {hits or 'none'} of {trig.keywords}"
