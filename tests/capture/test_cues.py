@@ -19,6 +19,8 @@ from dctx.text import sentences
         "For Business customers with orders older than 30 days, issue store credit instead.",
         "anything under 12 months of runway, I want a red-flag line right at the top.",
         "Subject lines should start with the ticket number, like '[CS-40212] Your exchange'.",
+        "Next time pull the runbook for the alert first.",
+        "Let's stop cc'ing managers, a few complained about the noise.",
         "The 1-hour priority callback is for Platinum only, that's the rule for all of us.",
         "With the tier restructure that went live today, Gold members now also get the callback.",
     ],
@@ -39,6 +41,8 @@ def test_directive(sentence: str) -> None:
         "Change of plan.",
         "Transfer me to a human agent.",
         "First Name - Emily, Last Name - Smith.",
+        "Screen both next week.",
+        "Book Leo's HM chat at 2.",
     ],
 )
 def test_not_a_directive(sentence: str) -> None:
@@ -57,6 +61,34 @@ def test_today_is_a_one_off_unless_it_dates_a_change() -> None:
 def test_abbreviations_do_not_end_a_sentence() -> None:
     text = "When net burn is negative - i.e. cash flow is positive - skip it. Say so."
     assert len(sentences(text)) == 2
+
+
+def test_do_it_like_that_makes_the_turns_requests_standing() -> None:
+    turn = (
+        "Can you redo it as a table? Columns: name, title, notice period. "
+        "And drop the adjectives. Do it like that whenever you give me candidate lists."
+    )
+    _, directives = _classify_turn(turn, first_turn=False)
+    assert len(directives) == 1
+    text = directives[0][1]
+    assert text.startswith("Whenever you give me candidate lists:")
+    assert "table" in text and "notice period" in text and "adjectives" in text
+
+
+def test_one_persons_preference_is_not_a_rule() -> None:
+    turn = (
+        "Grace is aisle and never Frontier, she has a dispute with them. "
+        "That's just her thing, not a rule for everyone. "
+        "But in general: read the profile notes for every traveler."
+    )
+    _, directives = _classify_turn(turn, first_turn=False)
+    assert [d for _, d in directives] == ["in general: read the profile notes for every traveler."]
+
+
+def test_use_that_field_is_not_an_anaphor() -> None:
+    turn = "The ticket must carry the passport name. Use that field, never the display name."
+    _, directives = _classify_turn(turn, first_turn=False)
+    assert directives[-1][1] == "Use that field, never the display name."
 
 
 def test_named_directive_inherits_the_turns_subject() -> None:

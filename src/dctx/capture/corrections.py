@@ -123,11 +123,22 @@ def find_corrections(
     return signals
 
 
+# "do it like that whenever ...", "use that format for every ..." - but not "use that field"
 _ANAPHOR = re.compile(
     r"^(?:please\s+)?(?:do|keep doing|apply|use|follow) (?:that|this|it|the same)(?: format| way| "
-    r"approach| layout| structure)?\b\s*(?P<rest>.*)$",
+    r"approach| layout| structure| like (?:that|this))?\b\s*"
+    r"(?P<rest>(?:for|going forward|from now on|whenever|when|every|each|on|in|with|always|"
+    r"next time|in future)\b.*|[,.!]?\s*)$",
     re.IGNORECASE,
 )
+# "That's just her thing, not a rule for everyone": the directive before is about one person
+_NOT_GENERAL = re.compile(
+    r"\b(just|only) (her|his|their|this \w+'s) (thing|preference|quirk)|"
+    r"not a (rule|policy) for (everyone|everybody|all|the team)|"
+    r"(that'?s|it'?s) (just )?(her|his|their) (thing|preference|quirk)",
+    re.IGNORECASE,
+)
+_ASKED = re.compile(r"^(?:can|could|would|will) you\s+(?:please\s+)?", re.IGNORECASE)
 _WHOLE_TURN_ONE_OFF = re.compile(
     r"\b(all|these|those|everything)\b[^.]{0,30}\b(just|only)\b[^.]{0,20}\bthis\b|"
     r"\bback to normal\b|\bafter this (one|memo|report|ticket|time)\b",
@@ -153,16 +164,24 @@ def _classify_turn(
     for k, sentence in enumerate(parts):
         kind = classify_sentence(sentence, first_turn=first_turn)
         kinds.append(kind)
+        if _NOT_GENERAL.search(sentence) and directives:
+            directives.pop()  # stated as one person's preference, not a rule
+            continue
         if kind not in (SentenceKind.DIRECTIVE, SentenceKind.WITHDRAWAL):
             continue
         cleaned = strip_filler(sentence)
         anaphor = _ANAPHOR.match(cleaned) if kind is SentenceKind.DIRECTIVE else None
         if anaphor and k > 0:
-            # "Do that for every assessment going forward": the directive is the sentence before
-            prev = strip_filler(parts[k - 1]).rstrip(". ")
-            if directives and directives[-1][1].rstrip(". ") == prev:
+            # "Do it like that whenever you give me lists": what the turn asked for, made standing
+            asked = _asked_before(parts[:k], kinds[:k])
+            prev = " ".join(asked).rstrip(". ")
+            while directives and directives[-1][1].rstrip(". ") in {a.rstrip(". ") for a in asked}:
                 directives.pop()
-            cleaned = f"{prev} {anaphor.group('rest')}".strip()
+            rest = anaphor.group("rest").strip(" ,.!")
+            if rest and _LEADS_WITH_CONDITION.match(rest):
+                cleaned = f"{rest[0].upper()}{rest[1:]}: {prev}"
+            else:
+                cleaned = f"{prev} {rest}".strip()
         elif kind is SentenceKind.DIRECTIVE and k > 0 and kinds[k - 1] is SentenceKind.OTHER:
             # a condition stated in the sentence before ("when the status comes back suspended
             # there's no point ...") carries over to an unconditional directive
@@ -181,6 +200,18 @@ def _classify_turn(
         if cleaned:
             directives.append((kind, cleaned))
     return kinds, directives
+
+
+def _asked_before(parts: list[str], kinds: list[SentenceKind]) -> list[str]:
+    """The turn's sentences before an anaphoric directive that asked for something ("Can you
+    redo it as a table? Columns: name, title. Drop the adjectives."), questions made commands."""
+    keep = {SentenceKind.DIRECTIVE, SentenceKind.REQUEST, SentenceKind.OTHER}
+    out = [
+        _ASKED.sub("", strip_filler(p)).rstrip("?").strip()
+        for p, kind in zip(parts, kinds, strict=True)
+        if kind in keep
+    ]
+    return [s for s in out if s] or [strip_filler(parts[-1])]
 
 
 _FOR_NAME = re.compile(
@@ -204,7 +235,9 @@ def _carry_subject(directive: str, scoped_to: str | None) -> tuple[str, str | No
     return directive, scoped_to
 
 
-_LEADS_WITH_CONDITION = re.compile(r"^(when|whenever|if|for|once|unless)\b", re.IGNORECASE)
+_LEADS_WITH_CONDITION = re.compile(
+    r"^(when|whenever|if|for|once|unless|every|each|any ?time)\b", re.IGNORECASE
+)
 
 
 def _ambiguous(kinds: Sequence[SentenceKind]) -> bool:

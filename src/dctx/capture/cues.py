@@ -65,8 +65,8 @@ REQUEST = _rx(
     r"\?\s*$",
     r"^(can|could|would|will) you\b",
     r"^(what|how|why|who|where|which|is|are|does|do|did)\b",
-    r"^(now|next|then)\b",
-    r"^(let'?s|let us)\b",
+    r"^(now|next|then)\b(?!\s+time)",
+    r"^(let'?s|let us)\b(?!\s+(stop|not|never|always|drop|skip|no longer|keep))",
     r"^(please\s+)?(redo|re-do|rerun|re-run|retry|try again|fix (it|that|this)|regenerate|resend|"
     r"re-send|re-file|refile|send it|ship it|go ahead)\b",
     r"^(please\s+)?(summari[sz]e|analy[sz]e|look up|look into|pull|find|fetch|get me|compare|"
@@ -161,7 +161,7 @@ MODAL = _rx(
     r"(?<!\bi )(?<!\bthere )(?<!\bit )(?<!\bthat )(?<!\bthis )\b(should|must|needs? to|has to|"
     r"have to|ought to) (always |never |not |only |also )?(?!be (some|a|an)\b)(?!have\b)\w+",
     r"\b(no need to|there'?s no point|no point (in )?\w+ing|is pointless|not worth \w+ing)\b",
-    r"\bstop \w+ing\b",
+    r"\bstop [\w']+ing\b",
     r"\b(from now on|going forward|in (the )?future|next time|every time|whenever)\b",
     r"\b(policy|house style|rule of thumb|(that'?s|it'?s|this is) the rule|standing rule)\b",
     # a stated correction of a fact the agent works by: "the window is 14 days, not 30"
@@ -214,7 +214,10 @@ _TASK_BOUND = re.compile(
     r"\b(?=[A-Za-z0-9_-]*\d)(?-i:(?=[A-Za-z0-9_-]*[A-Z_]))[A-Za-z0-9_-]{5,}\b|\b(my|mine)\b|"
     r"\bi(\s+\w+){0,2}\s+(need|have|must|should|want)\b|"
     r"^(?:please\s+)?(?:transfer|connect|put|get|book|find|search|send)\s+"
-    r"(?:me\b|.{0,40}\bfor me\b)",
+    r"(?:me\b|.{0,40}\bfor me\b)|"
+    # a time for this task: "book the chat at 2", "screen both next week", "move it to Friday"
+    r"\b(at \d{1,2}(:\d\d)?\s*(am|pm)?\b|next week|tomorrow|tonight|(on |to )?(monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)( morning| afternoon| evening)?\b)",
     re.IGNORECASE,
 )
 
@@ -305,8 +308,8 @@ def _standing(text: str) -> bool:
     return bool(
         re.search(
             r"\b(always|never|from now on|going forward|in (the )?future|every time|whenever|"
-            r"policy|make sure|remember|as a (general )?rule|by default|standing (things?|rules?|"
-            r"instructions?|orders?|requests?|preferences?)|"
+            r"next time|policy|make sure|remember|as a (general )?rule|by default|"
+            r"standing (things?|rules?|instructions?|orders?|requests?|preferences?)|"
             r"for (everyone|the whole team|all of us)|this replaces|(new|the) rule)\b",
             text,
             re.IGNORECASE,

@@ -73,7 +73,8 @@ _ASKS_WHETHER = re.compile(
 )
 _NUMERIC = re.compile(
     r"(?P<terms>[a-z][a-z_ \-']{1,60}?)\s+(?:is|are|was|were|falls?|drops?|goes|gets|comes in|"
-    r"stays?|sits?|runs?)?\s*(?P<op>below|under|less than|lower than|fewer than|shorter than|"
+    r"stays?|sits?|runs?)?\s*(?P<op>at or (?:above|over|below|under)|below|under|less than|"
+    r"lower than|fewer than|shorter than|"
     r"<=|<|above|over|more than|greater than|higher than|longer than|exceeds?|>=|>|at least|"
     r"at most|no more than|no less than)\s*[$€£]?\s*(?P<num>\d+(?:[.,]\d+)?)\s*"
     r"(?P<unit>%|percent\b|million\b|billion\b|thousand\b|months?\b|days?\b|weeks?\b|years?\b|"
@@ -118,6 +119,10 @@ _OPS = {
     ">": ">",
     ">=": ">=",
     "at least": ">=",
+    "at or above": ">=",
+    "at or over": ">=",
+    "at or below": "<=",
+    "at or under": "<=",
     "no less than": ">=",
 }
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}

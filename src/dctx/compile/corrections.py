@@ -36,7 +36,9 @@ from dctx.models import (
 from dctx.text import content_stems
 
 SHARED_SCOPE = re.compile(
-    r"\b(everyone|every one of us|the (whole )?team|all of us|our team|team[- ]wide|"
+    r"\b(everyone|every one of us|the team|the (whole|entire) (\w+ )?team|all of us|our team|"
+    r"team[- ]wide|"
+    r"(comes|coming) from (legal|compliance|security|hr|finance|management)|"
     r"company[- ]wide|org[- ]wide|company policy|our policy|team policy|for all (users|agents|"
     r"analysts|reps|of us)|all agents|across the board|standard practice|house style)\b",
     re.IGNORECASE,
@@ -46,6 +48,7 @@ UNIVERSAL = re.compile(
     r"in every|for every|for all|without exception)\b",
     re.IGNORECASE,
 )
+_PERSONAL = re.compile(r"\b(for me|personally|my|mine|just me|i like|i prefer)\b", re.IGNORECASE)
 _THIS_SUBJECT = re.compile(
     r"\b(this|that) (company|customer|client|account|merchant|vendor|firm)\b|\bspecifically\b|"
     r"\bonly for\b",
@@ -88,7 +91,11 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
         return out
     ev = evidence_for(signal, EvidenceKind.CORRECTION)
     out.evidence.append(ev)
-    shared = bool(SHARED_SCOPE.search(signal.raw))
+    # a team marker in the sentence shares it; one elsewhere in the turn shares the turn's
+    # other directives unless they are marked personal ("for me personally, ...")
+    shared = bool(SHARED_SCOPE.search(signal.directive)) or (
+        bool(SHARED_SCOPE.search(signal.raw)) and not _PERSONAL.search(signal.directive)
+    )
     directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", signal.directive).strip(" ,:")))
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
     for clause in _clauses(directive):

@@ -30,6 +30,7 @@ _REPLACEMENT_CUE = re.compile(
 # cues that the turn replaces something it names ("X is too casual, use Y instead")
 _NAMES_REPLACEMENT = re.compile(
     r"\b(instead|rather than|replaces?|scratch|no longer|not anymore|any more|switch(ed)? to|"
+    r"stop [\w']+ing|no more|"
     r"too (casual|formal|long|short|much|vague|noisy))\b",
     re.IGNORECASE,
 )

@@ -79,8 +79,11 @@ def drop_preamble(sentence: str) -> str:
     """'I need this in our format: open with a score' -> 'open with a score'. A condition before
     the colon is kept as a leading clause ('Whenever I ask you to compare: table' ->
     'Whenever I ask you to compare, table')."""
-    head, sep, tail = sentence.partition(":")
-    if not sep or len(tail.split()) < 2 or len(head.split()) > 14:
+    parts = re.split(r":(?=\s)", sentence, maxsplit=1)  # "12:15Z" is a time, not a colon
+    if len(parts) < 2:
+        return sentence
+    head, tail = parts
+    if len(tail.split()) < 2 or len(head.split()) > 14:
         return sentence
     if re.match(r"^\s*(when(ever)?|if|for|once|any ?time|each time|every time)\b", head, re.I):
         return f"{head.strip()}, {tail.strip()}"
