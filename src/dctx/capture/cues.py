@@ -88,7 +88,7 @@ WITHDRAWAL = _rx(
     r"\bnever ?mind\b",
     r"\bignore (what i said|my (earlier|previous|last)|the (earlier|previous|old))\b",
     r"\bno longer (need|want|necessary|required|needed|have to|apply|applies)\b",
-    r"\b(you can|please) (stop|drop|scrap|remove|retire|discard)\b",
+    r"\b(you can|please|let'?s|we can) (stop|drop|scrap|remove|retire|discard)\b",
     r"\bstop doing (that|this|it)\b",
     r"\b(drop|scrap|remove|retire|discard|cancel|undo|revert|lift) (the|that|this|my) .{0,60}?"
     r"\b(rule|requirement|instruction|preference|policy|thing|convention|habit)\b",

@@ -66,6 +66,7 @@ _REQUIREMENT = re.compile(
 _VIOLATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _MONEY = re.compile(r"[$€£]|\b(usd|eur|gbp|dollars?|euros?|pounds?)\b", re.IGNORECASE)
 MONEY_TERMS = ("amount", "total", "price", "cost", "valu", "balanc", "fee", "charg")
+_DETERMINER = re.compile(r"^(the|a|an|this|that|these|those|any|every|each|all|our|your)\b", re.I)
 _ASKS_WHETHER = re.compile(
     r"\b(say|tell (?:me|them|us)|check|ask|note|see|know|confirm|mention|state|show|indicate|"
     r"flag|find out|figure out|verify)$",
@@ -222,7 +223,9 @@ def class_subject(text: str) -> Condition | None:
         return None
     # the modifiers are specific by construction ("data requests"), so generic words stay
     keywords = condition_keywords(CLASS_NOUNS.sub(" ", m.group("cond")), generic=True)
-    keywords = keywords or condition_keywords(m.group("cond"))
+    if not keywords and not _DETERMINER.match(m.group("cond")):
+        keywords = condition_keywords(m.group("cond"))  # "Chargebacks go to disputes"
+    # "The ticket has to carry the passport name": a definite subject is no condition
     if not keywords or parse_numeric(m.group("cond")) is not None:
         return None
     return Condition(m.group("cond"), text.strip().rstrip(".!"), "", keywords, None)

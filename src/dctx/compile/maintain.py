@@ -39,7 +39,7 @@ _WITHDRAW_WORDS = re.compile(
     r"want|stop|doing|that|this|it|the|my|earlier|previous|old|rule|requirement|instruction|"
     r"preference|policy|thing|you can|please|drop|scrap|remove|retire|discard|cancel|undo|"
     r"revert|lift|disregard|anymore|any more|any longer|scratch|don'?t|do not|have to|bother|"
-    r"with|so|ok|okay|we|i|us|our)\b",
+    r"with|so|ok|okay|we|i|us|our|let'?s)\b",
     re.IGNORECASE,
 )
 
@@ -226,7 +226,10 @@ class Rulebook:
         ]
         if not mine:
             return None
-        residual = _WITHDRAW_WORDS.sub(" ", text)
+        # what is withdrawn is named up front ("let's stop cc'ing managers, a few complained"):
+        # the first clause, with "cc'ing" read as "cc"
+        head = re.split(r",\s|\s[-–—]\s|;", text, maxsplit=1)[0]
+        residual = _WITHDRAW_WORDS.sub(" ", re.sub(r"(\w+)'ing\b", r"\1", head))
         stems = set(content_stems(residual))
         target: Rule | None = None
         if stems:
