@@ -20,7 +20,6 @@ from dctx.text import sentences
         "anything under 12 months of runway, I want a red-flag line right at the top.",
         "Subject lines should start with the ticket number, like '[CS-40212] Your exchange'.",
         "Next time pull the runbook for the alert first.",
-        "Let's stop cc'ing managers, a few complained about the noise.",
         "The 1-hour priority callback is for Platinum only, that's the rule for all of us.",
         "With the tier restructure that went live today, Gold members now also get the callback.",
     ],
@@ -56,6 +55,11 @@ def test_today_is_a_one_off_unless_it_dates_a_change() -> None:
     assert classify_sentence("Gold members now also get it, the change went live today.") is (
         SentenceKind.DIRECTIVE
     )
+
+
+def test_retiring_a_practice_is_a_withdrawal() -> None:
+    sentence = "Let's stop cc'ing managers, a few complained about the noise."
+    assert classify_sentence(sentence) is SentenceKind.WITHDRAWAL
 
 
 def test_abbreviations_do_not_end_a_sentence() -> None:
