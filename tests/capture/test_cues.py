@@ -42,6 +42,7 @@ def test_directive(sentence: str) -> None:
         "First Name - Emily, Last Name - Smith.",
         "Screen both next week.",
         "Book Leo's HM chat at 2.",
+        "Image-cdn 404 spike, open a SEV3.",
     ],
 )
 def test_not_a_directive(sentence: str) -> None:

@@ -132,6 +132,7 @@ def test_quoted_wording_makes_a_format_rule() -> None:
     from dctx.models import RuleType
 
     assert rule_type("Drop the 'we apologize for any inconvenience'.") is RuleType.FORMAT
+    assert rule_type("Titles need to be like `[SEV3] api: 5xx`.") is RuleType.FORMAT
 
 
 def test_ladder_stays_one_rule() -> None:

@@ -84,6 +84,11 @@ def find_corrections(
             tracker.observe_text(text)
         kinds, directives = _classify_turn(text, first_turn=not seen_assistant)
         aftermath = turn_aftermath(kinds)
+        if seen_assistant and SentenceKind.REQUEST in kinds and not directives:
+            # a new task in a long session: later corrections are about this request, so it is
+            # their situation, not the session's opening line
+            query = text
+            tracker.observe_text(text)
         if classifier is not None and seen_assistant and _ambiguous(kinds):
             decided = classifier.classify(previous_output, text)
             if decided is not None:

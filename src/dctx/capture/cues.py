@@ -215,6 +215,7 @@ _TASK_BOUND = re.compile(
     r"\bi(\s+\w+){0,2}\s+(need|have|must|should|want)\b|"
     r"^(?:please\s+)?(?:transfer|connect|put|get|book|find|search|send)\s+"
     r"(?:me\b|.{0,40}\bfor me\b)|"
+    r"(?:^|,\s*)(?:please\s+)?(?:open|create|file|raise|book|schedule|set up)\s+(?:a|an|one)\b|"
     # a time for this task: "book the chat at 2", "screen both next week", "move it to Friday"
     r"\b(at \d{1,2}(:\d\d)?\s*(am|pm)?\b|next week|tomorrow|tonight|(on |to )?(monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday)( morning| afternoon| evening)?\b)",

@@ -68,7 +68,11 @@ CONTENT_CUES = re.compile(
 
 
 # a quoted phrase of two or more words in a directive is wording to use or avoid
-_QUOTED_WORDING = re.compile(r"(?<!\w)['\"‘“][^'\"’”]*?\s[^'\"’”]*?['\"’”](?!\w)")
+_QUOTED_WORDING = re.compile(
+    r"(?<!\w)['\"‘“`][^'\"’”`]*?\s[^'\"’”`]*?['\"’”`](?!\w)|\b(titles?|subject lines?|"
+    r"brackets?|prefix(ed)?|summar(y|ies)|handovers?|sign-?offs?|one[- ]liners?)\b",
+    re.IGNORECASE,
+)
 _HEAD_RULE = re.compile(
     r"\b(should|must|needs? to|has to|have to|always|never)\b|^\s*(anything|everything|any|all)\b",
     re.IGNORECASE,
