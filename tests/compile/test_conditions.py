@@ -156,3 +156,24 @@ def test_trailing_condition_belongs_to_its_own_clause() -> None:
     assert _clauses(text) == ["Set them to pending_customer so the customer can confirm the fix"]
     led = "For banks, lead with CET1; show the buffer too"
     assert _clauses(led) == [led]
+
+
+@pytest.mark.parametrize(
+    ("directive", "cond", "main"),
+    [
+        ("For retailers lead with same-store sales", "retailers", "lead with same-store sales"),
+        ("For REITs, always show occupancy change", "REITs", "always show occupancy change"),
+        ("For P3s also page the secondary on-call", "P3s", "also page the secondary on-call"),
+    ],
+)
+def test_plural_noun_phrase_is_a_class(directive: str, cond: str, main: str) -> None:
+    found = split_condition(directive, [])
+    assert found is not None
+    assert (found.text, found.main) == (cond, main)
+
+
+@pytest.mark.parametrize(
+    "directive", ["For my replies, sign them as Nadia", "For comparisons, use a table"]
+)
+def test_output_qualifier_is_not_a_class(directive: str) -> None:
+    assert split_condition(directive, []) is None

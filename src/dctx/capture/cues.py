@@ -11,6 +11,7 @@ import enum
 import re
 
 from dctx.capture.base import Aftermath
+from dctx.capture.verbs import IMPERATIVE_VERBS
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -116,7 +117,8 @@ ONE_OFF = _rx(
     # dates a standing change
     r"\btoday\b(?<!live today)(?<!as of today)(?<!from today)(?<!starting today)"
     r"(?<!effective today)(?<!since today)",
-    r"\bthis (morning|afternoon|week)\b",
+    r"\bthis (morning|afternoon|week)\b(?<!as of this week)(?<!from this week)"
+    r"(?<!starting this week)",
     r"\b(today|this time) (only|just)\b",
 )
 
@@ -229,9 +231,14 @@ def is_directive(sentence: str) -> bool:
     core = strip_filler(sentence)
     if _NOT_ADDRESSED.match(core):
         return False  # "I'll make sure to find my user ID", "take care!": not for the agent
+    if _FOR_CLASS_VERB.match(core) and _imperative_clause(_FOR_CLASS_VERB.sub("", core, count=1)):
+        return True  # "For P3s also page the secondary on-call"
+    led = _LEAD_CONDITION.match(core)
     core = _LEAD_CONDITION.sub("", core, count=1)
     if _imperative_clause(core):
         return True
+    if led and _REQUIREMENT.search(core):
+        return True  # "For Staff and above, the loop needs a system design round"
     if MODAL.search(sentence):
         return True
     if _states_class_policy(core):
@@ -296,6 +303,18 @@ _NOT_ADDRESSED = re.compile(
     r"^(?:i'?ll|i will|i'?m going to|i am going to|we'?ll|we will|i understand|i get it|"
     r"take care|have a (?:nice|good|great) (?:day|one|weekend)|bye|goodbye)\b",
     re.IGNORECASE,
+)
+
+
+# "for <class> <verb> ...": a class qualifier with no comma before the command
+_FOR_CLASS_VERB = re.compile(
+    r"^(?:for|with|on)\s+(?:[\w/&'-]+\s+){1,4}?(?=(?:also|always|just|only)?\s*(?:"
+    + "|".join(sorted(IMPERATIVE_VERBS, key=len, reverse=True))
+    + r")\b)",
+    re.IGNORECASE,
+)
+_REQUIREMENT = re.compile(
+    r"\b(needs?|requires?|must have|should have|gets?) (a|an|the|one|two|three)\b", re.I
 )
 
 

@@ -15,7 +15,7 @@ IMPERATIVE_VERBS = frozenset(
     end enter escalate estimate exclude expand explain express fetch file fill filter finish flag
     focus follow format forward frame get give go group hand handle highlight hold ignore include
     indicate keep label lead leave limit link list log look loop make mark mention merge message
-    move note notify offer omit open order organize pass paste phrase pick place point post
+    move note notify offer omit open order organize page pass paste phrase pick place point post
     prefer prefix present prioritize prioritise pull push put quote rank rate read recommend
     record redact refer refund reject remind remove rename reply report request reroute resolve
     respond restate return review round route run save say schedule search send separate set

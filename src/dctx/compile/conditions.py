@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.models import NumericCondition
 from dctx.text import content_stems
 
@@ -67,6 +68,21 @@ _VIOLATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _MONEY = re.compile(r"[$€£]|\b(usd|eur|gbp|dollars?|euros?|pounds?)\b", re.IGNORECASE)
 MONEY_TERMS = ("amount", "total", "price", "cost", "valu", "balanc", "fee", "charg")
 _DETERMINER = re.compile(r"^(the|a|an|this|that|these|those|any|every|each|all|our|your)\b", re.I)
+# a short plural noun phrase names a kind of entity; possessives, quantifiers and deictics
+# ("my replies", "all of them", "these") name the output or everything, not a class
+_PLURAL_CLASS = re.compile(r"^(?:[\w/&'-]+\s+){0,3}[A-Za-z][\w/&-]*[a-z0-9]s$|^[A-Z]{2,}s$")
+_NOT_A_CLASS = re.compile(
+    r"^(my|our|your|his|her|their|me|us|them|these|those|this|that|all|every|each|any|some|"
+    r"both|now|example|instance|comparisons?|reports?|summaries|updates?|replies|answers?)\b",
+    re.IGNORECASE,
+)
+_NO_COMMA_NP = re.compile(
+    r"^(?P<kw>for)\s+(?P<cond>(?:[\w/&'-]+\s+){0,3}?(?:[A-Za-z][\w/&-]*[a-z0-9]s|[A-Z]{2,}s))\s+"
+    r"(?P<main>(?:also\s+|always\s+|just\s+|only\s+|never\s+)?(?:"
+    + "|".join(sorted(IMPERATIVE_VERBS, key=len, reverse=True))
+    + r")\b.+)$",
+    re.IGNORECASE,
+)
 _ASKS_WHETHER = re.compile(
     r"\b(say|tell (?:me|them|us)|check|ask|note|see|know|confirm|mention|state|show|indicate|"
     r"flag|find out|figure out|verify)$",
@@ -160,6 +176,7 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             return Condition(head.strip(), tail.strip(), head.strip(), [], numeric)
     for rx, leading in (
         (_LEADING_NO_COMMA, True),
+        (_NO_COMMA_NP, True),
         (_LEADING, True),
         (_NO_COMMA, True),
         (_TRAILING, False),
@@ -266,6 +283,8 @@ def _is_class_qualifier(cond: str, subjects: list[str]) -> bool:
         return True
     if _RELATIVE_CLASS.match(cond):
         return True  # "for anything that pays a dividend"
+    if _PLURAL_CLASS.match(cond) and not _NOT_A_CLASS.match(cond):
+        return True  # "for insurers", "for REITs", "for restaurant chains": a kind of entity
     if not CLASS_NOUNS.search(cond):
         return False
     # "for the report" / "for each company" name the object, not a qualifier on it

@@ -45,9 +45,10 @@ SHARED_SCOPE = re.compile(
 )
 UNIVERSAL = re.compile(
     r"\b(always|never|every time|from now on|going forward|in (the )?future|no matter what|"
-    r"in every|for every|for all|without exception)\b",
+    r"next time|in every|for every|for all|without exception)\b",
     re.IGNORECASE,
 )
+_ADVERB_LED = re.compile(r"^(only|never|always|then|and then)\s+\w+", re.IGNORECASE)
 _PERSONAL = re.compile(r"\b(for me|personally|my|mine|just me|i like|i prefer)\b", re.IGNORECASE)
 _THIS_SUBJECT = re.compile(
     r"\b(this|that) (company|customer|client|account|merchant|vendor|firm)\b|\bspecifically\b|"
@@ -120,7 +121,7 @@ def _clauses(directive: str) -> list[str]:
     first = split_condition(parts[0], [])
     if first is not None and directive.lower().startswith(first.qualifier.lower() or "\0"):
         return [directive]
-    return [parts[0]] + [p for p in parts[1:] if is_directive(p)]
+    return [parts[0]] + [p for p in parts[1:] if is_directive(p) or _ADVERB_LED.match(p)]
 
 
 def _build_rule(
