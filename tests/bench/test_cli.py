@@ -105,6 +105,13 @@ def test_list_and_validate(folder: Path, tmp_path: Path) -> None:
     assert "bad example satisfies match" in err
 
 
+def test_scenarios_given_before_the_subcommand_apply_to_it(folder: Path) -> None:
+    code, out, _ = _run("-s", str(folder), "validate")
+    assert code == 0 and "2 scenario(s) loaded" in out
+    code, out, _ = _run("--scenarios", str(folder), "list")
+    assert code == 0 and "2 scenario(s);" in out
+
+
 def test_user_errors_exit_2_with_the_fix(folder: Path, tmp_path: Path) -> None:
     code, _, err = _run("-s", str(folder), "-a", "nope")
     assert code == 2 and "unknown approach 'nope'" in err

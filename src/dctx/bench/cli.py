@@ -131,6 +131,8 @@ def bench(
 ) -> None:
     """Run approaches over the scenarios and report compliance, tokens and efficacy."""
     if ctx.invoked_subcommand is not None:
+        # `dctx bench -s DIR validate`: the folder given before the subcommand applies to it
+        ctx.ensure_object(dict)["scenarios"] = scenarios
         return
     try:
         loaded = load_scenarios(scenarios, dimensions=dimension, ids=scenario_id)
@@ -190,12 +192,14 @@ def _run_with_progress(loaded: list[LoadedScenario], config: BenchConfig) -> Ben
 
 @bench_app.command("list")
 def list_scenarios(
+    ctx: typer.Context,
     scenarios: ScenariosOpt = None,
     dimension: DimensionOpt = None,
     scenario_id: IdOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """List scenarios (id, dimension, domain, rubric size) and the registered approaches."""
+    scenarios = scenarios or _given_before(ctx)
     try:
         loaded = load_scenarios(scenarios, dimensions=dimension, ids=scenario_id)
     except DctxError as exc:
@@ -222,11 +226,16 @@ def list_scenarios(
 
 @bench_app.command("validate")
 def validate(
+    ctx: typer.Context,
     path: Annotated[
         Path | None, typer.Argument(help="Scenario file or folder; default: the bundled set.")
     ] = None,
 ) -> None:
-    """Check scenario files: the contract's schema, regexes, and rubric examples."""
+    """Check scenario files: the contract's schema, regexes, and rubric examples.
+
+    Example: dctx bench validate my_scenarios/
+    """
+    path = path or _given_before(ctx)
     try:
         loaded = load_scenarios(path)
     except DctxError as exc:
@@ -237,6 +246,13 @@ def validate(
     typer.echo(f"{len(loaded)} scenario(s) loaded, {len(problems)} example problem(s)")
     if problems:
         raise typer.Exit(1)
+
+
+def _given_before(ctx: typer.Context) -> Path | None:
+    """The --scenarios folder given to `dctx bench` itself, before the subcommand."""
+    parent = ctx.parent.obj if ctx.parent is not None else None
+    found = parent.get("scenarios") if isinstance(parent, dict) else None
+    return Path(found) if found is not None else None
 
 
 def main() -> None:  # pragma: no cover - `python -m dctx.bench.cli`
