@@ -45,6 +45,8 @@ def test_directive(sentence: str) -> None:
         "Screen both next week.",
         "Book Leo's HM chat at 2.",
         "Image-cdn 404 spike, open a SEV3.",
+        "Priya says her tent hasn't arrived and wants to know our late delivery policy.",
+        "The CEO signed off, she's presenting off the plane and needs to work on the deck.",
     ],
 )
 def test_not_a_directive(sentence: str) -> None:

@@ -177,3 +177,17 @@ def test_plural_noun_phrase_is_a_class(directive: str, cond: str, main: str) -> 
 )
 def test_output_qualifier_is_not_a_class(directive: str) -> None:
     assert split_condition(directive, []) is None
+
+
+def test_a_stated_reason_stays_with_its_rule() -> None:
+    from dctx.compile.corrections import _merge_statements
+
+    parts = ["also page the secondary on-call", "primary is drowning this quarter", "cc me"]
+    assert _merge_statements(parts) == [
+        "also page the secondary on-call; primary is drowning this quarter",
+        "cc me",
+    ]
+
+
+def test_first_person_step_is_not_a_condition() -> None:
+    assert split_condition("only ticket once I've said which one", []) is None

@@ -160,12 +160,15 @@ MODAL = _rx(
     r"\bi (want|need|'d like|would like|expect) you to\b",
     r"\bi (prefer|'d prefer|would prefer|'d rather|would rather|like it when)\b(?! not to be)",
     r"\bwe (always|never|use|need|prefer|require|want|expect)\b",
-    r"(?<!\bi )(?<!\bthere )(?<!\bit )(?<!\bthat )(?<!\bthis )\b(should|must|needs? to|has to|"
+    r"(?<!\bi )(?<!\bthere )(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bshe )(?<!\bhe )(?<!\bthey )"
+    r"(?<!\band )\b(should|must|needs? to|has to|"
     r"have to|ought to) (always |never |not |only |also )?(?!be (some|a|an)\b)(?!have\b)\w+",
     r"\b(no need to|there'?s no point|no point (in )?\w+ing|is pointless|not worth \w+ing)\b",
     r"\bstop [\w']+ing\b",
     r"\b(from now on|going forward|in (the )?future|next time|every time|whenever)\b",
-    r"\b(policy|house style|rule of thumb|(that'?s|it'?s|this is) the rule|standing rule)\b",
+    r"\b((our|the|company|team|house) policy (is|says)|(it'?s|that'?s|this is) (our |company |"
+    r"team )?policy|policy is to|as a policy|house style|rule of thumb|"
+    r"(that'?s|it'?s|this is) the rule|standing rule)\b",
     # a stated correction of a fact the agent works by: "the window is 14 days, not 30"
     r"\b(is|are) (now )?[^.,;!?]{1,40}, not [^.,;!?]{1,30}",
     # routing stated as fact: "webhook and API problems go to the platform_eng queue"
@@ -328,7 +331,8 @@ def _standing(text: str) -> bool:
     return bool(
         re.search(
             r"\b(always|never|from now on|going forward|in (the )?future|every time|whenever|"
-            r"next time|policy|make sure|remember|as a (general )?rule|by default|"
+            r"next time|(our|company|team|house) policy|policy is|make sure|remember|"
+            r"as a (general )?rule|by default|"
             r"standing (things?|rules?|instructions?|orders?|requests?|preferences?)|"
             r"for (everyone|the whole team|all of us)|this replaces|(new|the) rule)\b",
             text,

@@ -204,6 +204,8 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             and not CLASS_NOUNS.search(" ".join(cond.split()[:4]))
         ):
             continue  # "put the link on the line under it so people can check incidents"
+        if not leading and re.match(r"(i|i'?ve|i'?m|we'?ve|you'?ve)\b", cond, re.IGNORECASE):
+            continue  # "only ticket once I've said which one": a step of the procedure
         if not leading and kw == "if" and _ASKS_WHETHER.search(main):
             continue  # "say if they clear 40": an embedded question, not a condition
         numeric = parse_numeric(cond)

@@ -101,10 +101,26 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
     for clause in _clauses(directive):
         cond = split_condition(clause, signal.subjects)
-        for main in split_directives(cond.main if cond else clause):
+        mains = split_directives(cond.main if cond else clause)
+        for main in _merge_statements(mains):
             rule = _build_rule(signal, main, cond, shared, ev)
             if rule is not None:
                 out.rules.append(rule)
+    return out
+
+
+def _merge_statements(mains: list[str]) -> list[str]:
+    """ "for P3s, page the secondary; primary is drowning": a later part that only states
+    something belongs to the rule before it (a reason or detail), not a second rule under the
+    same condition."""
+    from dctx.capture.cues import is_directive
+
+    out: list[str] = []
+    for main in mains:
+        if out and not is_directive(main) and not _ADVERB_LED.match(main):
+            out[-1] = f"{out[-1]}; {main}"
+        else:
+            out.append(main)
     return out
 
 
