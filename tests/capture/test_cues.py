@@ -21,6 +21,8 @@ from dctx.text import sentences
         "Subject lines should start with the ticket number, like '[CS-40212] Your exchange'.",
         "Next time pull the runbook for the alert first.",
         "For P3s also page the secondary on-call, not the primary.",
+        "Same with 'customer attrition', we call that logo churn.",
+        "We're not supposed to put full account numbers in chat transcripts.",
         "For Staff and above, any track, the loop needs a system design round.",
         "The 1-hour priority callback is for Platinum only, that's the rule for all of us.",
         "With the tier restructure that went live today, Gold members now also get the callback.",

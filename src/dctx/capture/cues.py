@@ -159,7 +159,8 @@ MODAL = _rx(
     r"\b(make sure|be sure to|remember to)\b",
     r"\bi (want|need|'d like|would like|expect) you to\b",
     r"\bi (prefer|'d prefer|would prefer|'d rather|would rather|like it when)\b(?! not to be)",
-    r"\bwe (always|never|use|need|prefer|require|want|expect)\b",
+    r"\bwe (always|never|use|need|prefer|require|want|expect|call|say|write|spell)\b",
+    r"\b(not |never )?supposed to\b",
     r"(?<!\bi )(?<!\bthere )(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bshe )(?<!\bhe )(?<!\bthey )"
     r"(?<!\band )\b(should|must|needs? to|has to|"
     r"have to|ought to) (always |never |not |only |also )?(?!be (some|a|an)\b)(?!have\b)\w+",
