@@ -22,7 +22,7 @@ IMPERATIVE_VERBS = frozenset(
     show sign skip sort specify split start state stick summarize summarise surface switch tag
     take tell treat trim try update use verify warn wrap write
     approve assign book bucket credit decline deny exclude grant issue normalize annualize
-    ping price quantify rebook reconcile reopen replace reship screen ship stress-test
+    ping quantify rebook reconcile reopen replace reship screen ship stress-test
     transfer value waive weight""".split()
 )
 
