@@ -191,3 +191,8 @@ def test_a_stated_reason_stays_with_its_rule() -> None:
 
 def test_first_person_step_is_not_a_condition() -> None:
     assert split_condition("only ticket once I've said which one", []) is None
+
+
+def test_what_a_source_mentions_is_the_condition() -> None:
+    cond = split_condition("When the news mentions an acquisition, give me the deal terms", [])
+    assert cond is not None and cond.keywords == ["acquisit"]

@@ -52,3 +52,13 @@ def test_prerequisite_that_resolves_an_identifier_says_so() -> None:
         "Call lookup_company before calling get_financials, and pass the identifier it "
         "returns as `company`."
     )
+
+
+def test_separator_swap_is_a_format_lesson() -> None:
+    text = _text(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="get_financials",
+        failed_args={"ticker": "HVN.A"},
+        success_args={"ticker": "HVN-A"},
+    )
+    assert "separate with a hyphen (-), not a dot (.)" in text

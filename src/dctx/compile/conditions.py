@@ -262,8 +262,19 @@ def _opens_imperative(text: str) -> bool:
 _NOT_KEYWORDS = frozenset("ask request want everi each all kind thing stuff".split())
 
 
+# "the news mentions an acquisition": what must be seen is the object, not the source
+_SOURCE_SAYS = re.compile(
+    r"^(?:the\s+|a\s+|an\s+|any\s+)?[\w/ -]{1,30}?\s+(?:mentions?|mentioned|turns? up|shows?|"
+    r"says?|reports?|includes?|contains?|lists?|comes? back with|flags?)\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+
+
 def condition_keywords(cond: str, *, generic: bool = False) -> list[str]:
     """Stems that name what the condition is about (verbs of saying/being dropped)."""
+    said = _SOURCE_SAYS.match(cond.strip())
+    if said is not None and condition_keywords(said.group("obj"), generic=generic):
+        cond = said.group("obj")
     # a hyphenated compound counts through its parts ("non-payment" -> "payment"), so one
     # concept does not weigh three keywords in the one-third rule of `data_condition_met`
     parts = re.sub(r"\b\w{1,3}-(?=\w)", " ", cond).replace("-", " ")  # "non-payment" -> "payment"

@@ -192,6 +192,9 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
                 return f"use uppercase `{key}` values"
             if new.islower():
                 return f"use lowercase `{key}` values"
+        separator = _separator_change(old, new)
+        if separator is not None:
+            return f"in `{key}`, {separator} (e.g. {json.dumps(new)}, not {json.dumps(old)})"
         if _IDENTIFIER.match(old) and _IDENTIFIER.match(new):
             return None  # another id: a different entity, not a lesson
         if old.lower() in new.lower() and old != new:
@@ -206,6 +209,31 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
         return f"set `{key}` to at least {new}"
     if isinstance(old, bool) or isinstance(new, bool):
         return f"set `{key}` to {json.dumps(new)}"
+    return None
+
+
+_SEPARATORS = {
+    "-": "a hyphen (-)",
+    ".": "a dot (.)",
+    "_": "an underscore (_)",
+    "/": "a slash (/)",
+    ":": "a colon (:)",
+    " ": "a space",
+    ",": "a comma (,)",
+}
+
+
+def _separator_change(old: str, new: str) -> str | None:
+    """ "HVN.A" -> "HVN-A": the same characters with one separator swapped for another is a
+    format lesson for every value of that argument, not a fact about one entity."""
+    if len(old) != len(new):
+        return None
+    swaps = {(a, b) for a, b in zip(old, new, strict=True) if a != b}
+    if len(swaps) != 1:
+        return None
+    [(was, now)] = swaps
+    if was in _SEPARATORS and now in _SEPARATORS:
+        return f"separate with {_SEPARATORS[now]}, not {_SEPARATORS[was]}"
     return None
 
 

@@ -29,6 +29,7 @@ class Calibration:
     query_floor: float  # a QUERY rule applies when the query is at least this similar
     step_floor: float  # ... or when a tool step is at least this similar
     condition_floor: float  # ... or when the query meets its stated request condition
+    data_floor: float = 1.01  # a DATA condition is met by a step this similar (words differ)
     top_k: int = 5
 
 
@@ -36,7 +37,9 @@ CALIBRATIONS: dict[str, Calibration] = {
     # situations are compared with names masked on both sides ("Brief on X (X)"), so a same-task
     # request scores well above unrelated ones; 0.35 keeps paraphrased tasks ("stack up" vs
     # "compare") without reaching across tasks
-    "minilm-l6-v2-int8": Calibration(query_floor=0.35, step_floor=0.55, condition_floor=0.25),
+    "minilm-l6-v2-int8": Calibration(
+        query_floor=0.35, step_floor=0.55, condition_floor=0.25, data_floor=0.33
+    ),
     "hashing-384": Calibration(query_floor=0.30, step_floor=0.40, condition_floor=0.2),
 }
 DEFAULT_CALIBRATION = Calibration(query_floor=0.45, step_floor=0.55, condition_floor=0.3)
@@ -59,13 +62,14 @@ class View:
     after_tool: dict[str, list[int]]  # TOOL rules by the tool whose return triggers them
     by_keyword: dict[str, list[int]]
     by_term: dict[str, list[int]]
+    data_worded: list[int]  # DATA rules with keyword conditions (semantic fallback, stage 2)
     data_other: list[int]
     query: list[int]
     groups: dict[str, list[int]]  # conflict group -> visible members, ascending
 
     @classmethod
     def build(cls, rules: Sequence[Rule], idx: np.ndarray) -> View:
-        view = cls(idx, [], [], {}, {}, {}, [], [], {})
+        view = cls(idx, [], [], {}, {}, {}, [], [], [], {})
         for i in (int(j) for j in idx):
             trig = rules[i].trigger
             view.groups.setdefault(rules[i].group, []).append(i)
@@ -83,6 +87,8 @@ class View:
                 elif trig.keywords:
                     for word in set(trig.keywords):
                         view.by_keyword.setdefault(word, []).append(i)
+                    if not trig.excluded:
+                        view.data_worded.append(i)
                 else:
                     view.data_other.append(i)
             else:
@@ -260,6 +266,17 @@ class Retriever:
             for i in view.data_candidates(ctx)
             if rules[i].id not in delivered and data_condition_met(rules[i].trigger, ctx)
         ]
+        if step_vec is not None and view.data_worded:
+            # "the news turns up litigation" met by a headline that says "sues": the step says
+            # what the condition says in other words
+            met = set(chosen)
+            rest = np.array(
+                [i for i in view.data_worded if i not in met and rules[i].id not in delivered],
+                dtype=np.int64,
+            )
+            if rest.size:
+                sims = snap.index.trigger_vectors[rest] @ step_vec
+                chosen += [int(i) for i in rest[sims >= self.calibration.data_floor]]
         if last_tool is not None:
             chosen += [
                 i for i in view.after_tool.get(last_tool, ()) if rules[i].id not in delivered
