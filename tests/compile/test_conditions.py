@@ -196,3 +196,51 @@ def test_first_person_step_is_not_a_condition() -> None:
 def test_what_a_source_mentions_is_the_condition() -> None:
     cond = split_condition("When the news mentions an acquisition, give me the deal terms", [])
     assert cond is not None and cond.keywords == ["acquisit"]
+
+
+def test_universal_framing_before_a_condition() -> None:
+    from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
+    from dctx.compile.corrections import compile_correction
+    from dctx.models import TriggerKind
+
+    ctx = SessionContext("default", "c1", "dmitri", "analyst", "2026-01-01T00:00:00Z")
+    text = (
+        "From now on, if a company has debt maturing within the next 12 months, flag the "
+        "refinancing risk up front."
+    )
+    signal = CorrectionSignal(
+        ctx=ctx,
+        aftermath=Aftermath.CORRECTION,
+        directive=text,
+        raw=text,
+        message_index=3,
+        chain=0,
+        situation="",
+        query="Debt review of Alder Foods",
+        previous_output="Alder Foods has USD 400M of debt.",
+    )
+    [rule] = compile_correction(signal).rules
+    assert rule.trigger.kind is TriggerKind.DATA
+    assert "debt" in rule.trigger.keywords
+
+
+def test_an_id_inside_an_example_does_not_scope_the_rule() -> None:
+    from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
+    from dctx.compile.corrections import compile_correction
+
+    ctx = SessionContext("default", "c1", "adaeze", "support", "2026-01-01T00:00:00Z")
+    text = "Subject lines should start with the ticket number, like '[CS-40212] Your exchange'."
+    signal = CorrectionSignal(
+        ctx=ctx,
+        aftermath=Aftermath.CORRECTION,
+        directive=text,
+        raw=text,
+        message_index=3,
+        chain=0,
+        situation="",
+        query="CS-40212 first, a sizing exchange.",
+        previous_output="Sent the exchange email.",
+        subjects=["CS-40212"],
+    )
+    [rule] = compile_correction(signal).rules
+    assert rule.scope.subject is None

@@ -48,6 +48,10 @@ UNIVERSAL = re.compile(
     r"next time|in every|for every|for all|without exception)\b",
     re.IGNORECASE,
 )
+_EXAMPLE = re.compile(
+    r"'[^']{2,80}'|\"[^\"]{2,80}\"|`[^`]{2,80}`|\b(?:like|e\.g\.|for example|such as)\s+\S+",
+    re.IGNORECASE,
+)
 _ADVERB_LED = re.compile(r"^(only|never|always|then|and then)\s+\w+", re.IGNORECASE)
 _PERSONAL = re.compile(r"\b(for me|personally|my|mine|just me|i like|i prefer)\b", re.IGNORECASE)
 _THIS_SUBJECT = re.compile(
@@ -99,6 +103,15 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     )
     directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", signal.directive).strip(" ,:")))
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
+    # "From now on, if a company has debt maturing ..., flag it": the framing is kept in
+    # signal.directive (it makes the rule universal); the condition follows it
+    directive = re.sub(
+        r"^(?:from now on|going forward|moving forward|in future|next time)\s*,\s*(?=(?:if|when|"
+        r"whenever|for|once|any)\b)",
+        "",
+        directive,
+        flags=re.IGNORECASE,
+    )
     for clause in _clauses(directive):
         cond = split_condition(clause, signal.subjects)
         mains = split_directives(cond.main if cond else clause)
@@ -195,6 +208,7 @@ def _specific_subject(signal: CorrectionSignal, main: str, cond: Condition | Non
         for subject in signal.subjects:
             if any(re.search(rf"\b{re.escape(v)}\b", cond.text) for v in name_variants(subject)):
                 return subject
+    main = _EXAMPLE.sub(" ", main)  # "like '[CS-40212] Your exchange'" shows a format
     mentioned = [
         s
         for s in signal.subjects
