@@ -1,12 +1,16 @@
 """A data condition met in other words: "the news turns up litigation" by a headline that
-says a parish sues the company. Needs the MiniLM embedder (the calibrated floor is its)."""
+says a parish sues the company; and rules that share one stated condition."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from dctx.memory import Memory
 from dctx.providers.base import Embedder
+from dctx.providers.fakes import FakeEmbedder
+from dctx.store.sqlite import SQLiteStore
 
 
 def _session(company: str) -> list[dict[str, object]]:
@@ -54,3 +58,35 @@ def test_condition_met_in_other_words(minilm_mem: Memory) -> None:
 
 def test_unrelated_news_does_not_meet_it(minilm_mem: Memory) -> None:
     assert _news_units(minilm_mem, NEWS_PLAIN) == []
+
+
+def test_rules_of_one_stated_condition_are_delivered_together(tmp_path: Path) -> None:
+    """One rule reaches the query by its own words; its sibling (same stated condition, same
+    person) comes with it although its words do not. A bag-of-words embedder makes the
+    similarities exact."""
+    mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder=FakeEmbedder(256))
+    mem.capture(
+        [
+            {"role": "user", "content": "Compare Quillstone Foods and Brightmere Brands."},
+            {"role": "assistant", "content": "Quillstone has the higher margins."},
+            {
+                "role": "user",
+                "content": "Whenever I ask you to compare companies: side-by-side table, one "
+                "column per company, metrics down the rows, and bold whichever is better in "
+                "each row.",
+            },
+        ],
+        actor="marcus",
+        skill="analyst",
+        conversation_id="s1",
+    )
+    assert len(mem.rules()) == 2
+    run = mem.start(
+        actor="marcus",
+        skill="analyst",
+        query="side-by-side table, one column per company, metrics down the rows",
+    )
+    texts = " ".join(u.text for u in run.units)
+    assert "table" in texts and "bold" in texts
+    other = mem.start(actor="ines", skill="analyst", query="side-by-side table per company")
+    assert other.units == []  # marcus's condition, not ines's

@@ -232,6 +232,12 @@ class Retriever:
         ok = (sims >= self.calibration.query_floor) | (
             conditional & (trig >= self.calibration.condition_floor)
         )
+        rules = snap.index.rules
+        stated = {_stated_condition(rules[int(i)]) for i in cand[ok & conditional]}
+        if stated:
+            # one condition stated for several rules ("whenever I ask you to compare: a table,
+            # and bold the winner"): when it holds for one, it holds for all of them
+            ok |= np.array([_stated_condition(rules[int(i)]) in stated for i in cand])
         passing = cand[ok]
         if passing.size == 0:
             return []
@@ -247,6 +253,7 @@ class Retriever:
         return [pos[rid] for rid in best]
 
     # ------------------------------------------------------------------ stage 2
+
     def stage2(
         self,
         namespace: str,
@@ -293,3 +300,8 @@ class Retriever:
             best = passing[np.argsort(-sims[passing], kind="stable")][: self.calibration.top_k]
             chosen.extend(int(i) for i in cand[best])
         return self._resolve(view, rules, chosen, actor)
+
+
+def _stated_condition(rule: Rule) -> tuple[str | None, str, tuple[str, ...]]:
+    """Who stated which request condition: rules sharing it are delivered together."""
+    return (rule.actor, rule.trigger.text, tuple(rule.qualifiers))
