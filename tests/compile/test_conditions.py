@@ -244,3 +244,26 @@ def test_an_id_inside_an_example_does_not_scope_the_rule() -> None:
     )
     [rule] = compile_correction(signal).rules
     assert rule.scope.subject is None
+
+
+def test_condition_on_what_the_agent_writes_is_delivered_up_front() -> None:
+    from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
+    from dctx.compile.corrections import compile_correction
+    from dctx.models import TriggerKind
+
+    ctx = SessionContext("default", "c1", "beatriz", "analyst", "2026-01-01T00:00:00Z")
+    text = "Whenever you report EPS, say whether it's GAAP or adjusted."
+    signal = CorrectionSignal(
+        ctx=ctx,
+        aftermath=Aftermath.CORRECTION,
+        directive=text,
+        raw=text,
+        message_index=3,
+        chain=0,
+        situation="",
+        query="What did Morley earn?",
+        previous_output="EPS was 1.12.",
+    )
+    [rule] = compile_correction(signal).rules
+    assert rule.trigger.kind is TriggerKind.ALWAYS
+    assert rule.text.startswith("Whenever you report EPS")

@@ -52,6 +52,11 @@ _EXAMPLE = re.compile(
     r"'[^']{2,80}'|\"[^\"]{2,80}\"|`[^`]{2,80}`|\b(?:like|e\.g\.|for example|such as)\s+\S+",
     re.IGNORECASE,
 )
+_OUTPUT_CONDITION = re.compile(
+    r"^you\s+(?:report|quote|mention|cite|give|show|present|write|discuss|list|use|state|"
+    r"reference|describe|summari[sz]e)\b",
+    re.IGNORECASE,
+)
 _ADVERB_LED = re.compile(r"^(only|never|always|then|and then)\s+\w+", re.IGNORECASE)
 _PERSONAL = re.compile(r"\b(for me|personally|my|mine|just me|i like|i prefer)\b", re.IGNORECASE)
 _THIS_SUBJECT = re.compile(
@@ -263,6 +268,10 @@ def _trigger(
         return Trigger(
             kind=TriggerKind.QUERY, text=_situation(situation, signal), node_id=signal.node_id
         )
+    if cond is not None and _OUTPUT_CONDITION.match(cond.text) and cond.numeric is None:
+        # "whenever you report EPS, say whether it's GAAP or adjusted": a condition on what the
+        # agent writes, unknown until it writes; the rule carries it, so deliver it up front
+        return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)
     if cond is not None:
         return Trigger(
             kind=TriggerKind.DATA,
