@@ -109,3 +109,22 @@ def test_named_directive_inherits_the_turns_subject() -> None:
     )
     _, directives = _classify_turn(turn, first_turn=False)
     assert [d for _, d in directives][1].startswith("For Tidewater, acknowledgements go to")
+
+
+def test_a_verbless_follow_up_narrows_the_directive_before_it() -> None:
+    turn = "Please mask account numbers going forward. Only the last four digits, like ****6612."
+    _, directives = _classify_turn(turn, first_turn=False)
+    assert [d for _, d in directives] == [
+        "Please mask account numbers going forward - Only the last four digits, like ****6612."
+    ]
+
+
+def test_an_announcement_makes_the_turns_policy_standing() -> None:
+    turn = (
+        "Important update for everyone handling returns: the refund window is 14 days, not 30. "
+        "Between day 15 and day 30 we give store credit instead of a refund. "
+        "First one today: GH-74480, returned lip kit."
+    )
+    _, directives = _classify_turn(turn, first_turn=True)
+    texts = [d for _, d in directives]
+    assert len(texts) == 2 and "store credit" in texts[1]

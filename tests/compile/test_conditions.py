@@ -71,6 +71,8 @@ def test_reason_aside_dropped_but_elaboration_kept() -> None:
     )
     kept = "P/E should be on forward earnings - consensus EPS for the next twelve months."
     assert drop_reasons(kept) == kept
+    quoted = "Drop the canned apology - 'Sorry about that' and then straight to the fix."
+    assert drop_reasons(quoted) == quoted
 
 
 def _ctx(*results: dict[str, object]) -> RunContext:

@@ -18,7 +18,13 @@ from dctx.capture.base import (
     CorrectionSignal,
     SessionContext,
 )
-from dctx.capture.cues import SentenceKind, classify_sentence, strip_filler, turn_aftermath
+from dctx.capture.cues import (
+    SentenceKind,
+    announces,
+    classify_sentence,
+    strip_filler,
+    turn_aftermath,
+)
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.models import Message, Session
 from dctx.text import sentences
@@ -166,11 +172,19 @@ def _classify_turn(
         # "a few tweaks, all just for this memo: ...; back to normal after this one"
         return [SentenceKind.ONE_OFF] * len(parts), []
     scoped_to: str | None = None  # the subject an earlier directive of the turn was scoped to
+    announced = False  # "Update for everyone: ..." makes the turn's later policy standing
     for k, sentence in enumerate(parts):
-        kind = classify_sentence(sentence, first_turn=first_turn)
+        kind = classify_sentence(sentence, first_turn=first_turn, announced=announced)
+        announced = announced or announces(sentence)
         kinds.append(kind)
         if _NOT_GENERAL.search(sentence) and directives:
             directives.pop()  # stated as one person's preference, not a rule
+            continue
+        if kind is SentenceKind.OTHER and directives and _ELABORATES.match(strip_filler(sentence)):
+            if k > 0 and kinds[k - 1] is SentenceKind.DIRECTIVE:
+                # "Mask account numbers. Only the last four digits, like ****6612."
+                was, said = directives[-1]
+                directives[-1] = (was, f"{said.rstrip('. ?!')} - {strip_filler(sentence)}")
             continue
         if kind not in (SentenceKind.DIRECTIVE, SentenceKind.WITHDRAWAL):
             continue
@@ -217,6 +231,14 @@ def _asked_before(parts: list[str], kinds: list[SentenceKind]) -> list[str]:
         if kind in keep
     ]
     return [s for s in out if s] or [strip_filler(parts[-1])]
+
+
+# a verbless follow-up that narrows or shows the directive before it
+_ELABORATES = re.compile(
+    r"^(?:only|just|e\.g\.|like|such as|i\.e\.|['\"‘“`])(?!.*\b(?:i|we|you|they|he|she|it|is|are|"
+    r"was|were|has|have)\b)",
+    re.IGNORECASE,
+)
 
 
 _FOR_NAME = re.compile(

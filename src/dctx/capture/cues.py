@@ -159,7 +159,8 @@ MODAL = _rx(
     r"\b(make sure|be sure to|remember to)\b",
     r"\bi (want|need|'d like|would like|expect) you to\b",
     r"\bi (prefer|'d prefer|would prefer|'d rather|would rather|like it when)\b(?! not to be)",
-    r"\bwe (always|never|use|need|prefer|require|want|expect|call|say|write|spell)\b",
+    r"\bwe (always|never|use|need|prefer|require|want|expect|call|say|write|spell|give|offer|"
+    r"issue|charge)\b",
     r"\b(not |never )?supposed to\b",
     r"(?<!\bi )(?<!\bthere )(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bshe )(?<!\bhe )(?<!\bthey )"
     r"(?<!\band )\b(should|must|needs? to|has to|"
@@ -253,9 +254,12 @@ def is_directive(sentence: str) -> bool:
     return any(_imperative_clause(c) or _states_class_policy(c) for c in clauses)
 
 
-def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKind:
+def classify_sentence(
+    sentence: str, *, first_turn: bool = False, announced: bool = False
+) -> SentenceKind:
     """Classify one user sentence. In the session's first user turn (no assistant output yet)
-    only strongly marked standing directives count as directives."""
+    only strongly marked standing directives count as directives; `announced` says an earlier
+    sentence of the turn already marked it as standing ("Update for everyone: ...")."""
     text = sentence.strip()
     if not text:
         return SentenceKind.OTHER
@@ -264,7 +268,7 @@ def classify_sentence(sentence: str, *, first_turn: bool = False) -> SentenceKin
         return SentenceKind.ONE_OFF
     if WITHDRAWAL.search(text):
         return SentenceKind.WITHDRAWAL
-    standing = _standing(text)
+    standing = _standing(text) or announced
     if first_turn:
         return SentenceKind.DIRECTIVE if standing and is_directive(text) else SentenceKind.REQUEST
     if REQUEST.search(core) and not standing and not _REDIRECTS_HABIT.search(core):
@@ -326,6 +330,17 @@ def _states_class_policy(text: str) -> bool:
     from dctx.compile.conditions import class_subject
 
     return class_subject(text) is not None
+
+
+def announces(sentence: str) -> bool:
+    """Does the sentence mark what follows in its turn as standing ("FYI for everyone: ...")?"""
+    return _standing(sentence) and bool(_ANNOUNCEMENT.search(sentence))
+
+
+_ANNOUNCEMENT = re.compile(
+    r"\b(for (everyone|the whole team|all of us)|update|this replaces|(new|the) rule|policy)\b",
+    re.IGNORECASE,
+)
 
 
 def _standing(text: str) -> bool:

@@ -111,10 +111,13 @@ def drop_reasons(sentence: str) -> str:
     parts = _DASH.split(sentence)
     if len(parts) < 2:
         return sentence
-    kept = [parts[0]] + [p for p in parts[1:] if is_directive(p) or not _CLAUSE.search(p)]
+    kept = [parts[0]] + [
+        p for p in parts[1:] if is_directive(p) or not _CLAUSE.search(_QUOTED.sub(" ", p))
+    ]
     return " - ".join(kept)
 
 
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
 # a finite clause (the aside says something), unlike an appositive noun phrase that elaborates
 # the rule ("P/E on forward earnings - consensus EPS for the next twelve months")
 _CLAUSE = re.compile(
