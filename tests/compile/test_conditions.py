@@ -6,10 +6,29 @@ import json
 
 import pytest
 
+from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
 from dctx.compile.conditions import condition_keywords, split_condition
+from dctx.compile.corrections import compile_correction
 from dctx.compile.phrasing import drop_reasons
 from dctx.models import Trigger, TriggerKind
 from dctx.retrieve.context import RunContext, data_condition_met
+
+
+def _signal(text: str, *, query: str, subjects: list[str] | None = None) -> CorrectionSignal:
+    """A correction as capture hands it to the compiler."""
+    ctx = SessionContext("default", "c1", "ana", "analyst", "2026-01-01T00:00:00Z")
+    return CorrectionSignal(
+        ctx=ctx,
+        aftermath=Aftermath.CORRECTION,
+        directive=text,
+        raw=text,
+        message_index=3,
+        chain=0,
+        situation="",
+        query=query,
+        previous_output="Done.",
+        subjects=subjects or [],
+    )
 
 
 @pytest.mark.parametrize(
@@ -201,71 +220,24 @@ def test_what_a_source_mentions_is_the_condition() -> None:
 
 
 def test_universal_framing_before_a_condition() -> None:
-    from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
-    from dctx.compile.corrections import compile_correction
-    from dctx.models import TriggerKind
-
-    ctx = SessionContext("default", "c1", "dmitri", "analyst", "2026-01-01T00:00:00Z")
     text = (
         "From now on, if a company has debt maturing within the next 12 months, flag the "
         "refinancing risk up front."
     )
-    signal = CorrectionSignal(
-        ctx=ctx,
-        aftermath=Aftermath.CORRECTION,
-        directive=text,
-        raw=text,
-        message_index=3,
-        chain=0,
-        situation="",
-        query="Debt review of Alder Foods",
-        previous_output="Alder Foods has USD 400M of debt.",
-    )
-    [rule] = compile_correction(signal).rules
+    [rule] = compile_correction(_signal(text, query="Debt review of Alder Foods")).rules
     assert rule.trigger.kind is TriggerKind.DATA
     assert "debt" in rule.trigger.keywords
 
 
 def test_an_id_inside_an_example_does_not_scope_the_rule() -> None:
-    from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
-    from dctx.compile.corrections import compile_correction
-
-    ctx = SessionContext("default", "c1", "adaeze", "support", "2026-01-01T00:00:00Z")
     text = "Subject lines should start with the ticket number, like '[CS-40212] Your exchange'."
-    signal = CorrectionSignal(
-        ctx=ctx,
-        aftermath=Aftermath.CORRECTION,
-        directive=text,
-        raw=text,
-        message_index=3,
-        chain=0,
-        situation="",
-        query="CS-40212 first, a sizing exchange.",
-        previous_output="Sent the exchange email.",
-        subjects=["CS-40212"],
-    )
+    signal = _signal(text, query="CS-40212 first, a sizing exchange.", subjects=["CS-40212"])
     [rule] = compile_correction(signal).rules
     assert rule.scope.subject is None
 
 
 def test_condition_on_what_the_agent_writes_is_delivered_up_front() -> None:
-    from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
-    from dctx.compile.corrections import compile_correction
-    from dctx.models import TriggerKind
-
-    ctx = SessionContext("default", "c1", "beatriz", "analyst", "2026-01-01T00:00:00Z")
     text = "Whenever you report EPS, say whether it's GAAP or adjusted."
-    signal = CorrectionSignal(
-        ctx=ctx,
-        aftermath=Aftermath.CORRECTION,
-        directive=text,
-        raw=text,
-        message_index=3,
-        chain=0,
-        situation="",
-        query="What did Morley earn?",
-        previous_output="EPS was 1.12.",
-    )
-    [rule] = compile_correction(signal).rules
+    [rule] = compile_correction(_signal(text, query="What did Morley earn?")).rules
     assert rule.trigger.kind is TriggerKind.ALWAYS
     assert rule.text.startswith("Whenever you report EPS")

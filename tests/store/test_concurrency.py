@@ -101,10 +101,11 @@ def _batch_writer(url: str, batches: int, started: Event) -> None:
     store.close()
 
 
-def _capturer(url: str, worker: int, sessions: int, out: Queue[Any]) -> None:
+def _capturer(url: str, worker: int, sessions: int, out: Queue[Any], ready: Event) -> None:
     from dctx.bench.perf_data import synthetic_sessions
     from dctx.memory import Memory
 
+    ready.wait(JOIN_S)  # start once the injector is injecting, so the two really overlap
     with Memory(open_store(url), embedder="hashing", embed_nodes=False) as mem:
         for actor, conv, msgs in synthetic_sessions(sessions, seed=100 + worker):
             report = mem.capture(msgs, actor=actor, skill="financial_analyst",
@@ -113,7 +114,7 @@ def _capturer(url: str, worker: int, sessions: int, out: Queue[Any]) -> None:
     out.put(("done", worker))
 
 
-def _injector(url: str, stop: Event, out: Queue[Any]) -> None:
+def _injector(url: str, stop: Event, out: Queue[Any], ready: Event) -> None:
     from dctx.bench.perf import STEP_CALL, STEP_RESULT
     from dctx.memory import Memory
 
@@ -128,6 +129,7 @@ def _injector(url: str, stop: Event, out: Queue[Any]) -> None:
             every = mem.store.rule_index(mem.namespace, list(RuleStatus))
             out.put(("seen", sorted(r.id for r in every.rules),
                      sorted({i for u in units for i in u.rule_ids})))  # fmt: skip
+            ready.set()
     out.put(("done", -1))
 
 
@@ -173,9 +175,9 @@ def test_agents_capture_and_inject_in_parallel(url: str) -> None:
     held every capture's rules entirely or not at all."""
     open_store(url).close()  # created and migrated before the race
     out: Queue[Any] = CTX.Queue()
-    stop = CTX.Event()
-    capturers = [CTX.Process(target=_capturer, args=(url, w, 16, out)) for w in range(3)]
-    injector = CTX.Process(target=_injector, args=(url, stop, out))
+    stop, ready = CTX.Event(), CTX.Event()
+    capturers = [CTX.Process(target=_capturer, args=(url, w, 16, out, ready)) for w in range(3)]
+    injector = CTX.Process(target=_injector, args=(url, stop, out, ready))
     for p in [injector, *capturers]:
         p.start()
     captures: list[list[str]] = []
