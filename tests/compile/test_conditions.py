@@ -37,6 +37,7 @@ def _signal(text: str, *, query: str, subjects: list[str] | None = None) -> Corr
         "End every brief with a one-line bottom line.",  # "with" completes the verb
         "Keep these briefs under 150 words, always.",  # a number inside a command's object
         "Always compute the Rule of 40 and say if they clear 40.",  # "say if" asks whether
+        "Always call get_filings to check for restatements before you call get_financials.",
     ],
 )
 def test_not_a_condition(directive: str) -> None:

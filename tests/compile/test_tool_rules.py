@@ -62,3 +62,14 @@ def test_separator_swap_is_a_format_lesson() -> None:
         success_args={"ticker": "HVN-A"},
     )
     assert "separate with a hyphen (-), not a dot (.)" in text
+
+
+def test_format_lesson_is_not_tied_to_the_tool_before_it() -> None:
+    text = _text(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="get_price_history",
+        failed_args={"start": "01/01/2025"},
+        success_args={"start": "2025-01-01"},
+        after_tool="get_financials",
+    )
+    assert text == "When calling get_price_history, format `start` as YYYY-MM-DD."

@@ -83,6 +83,11 @@ _NO_COMMA_NP = re.compile(
     + r")\b.+)$",
     re.IGNORECASE,
 )
+_PHRASAL_FOR = re.compile(
+    r"\b(check|look|search|scan|screen|test|ask|wait|watch|account|allow|adjust|control|"
+    r"correct|compensate|prepare|plan|pay|apply|listen|call|go|reach|hunt|fish|probe)$",
+    re.IGNORECASE,
+)
 _ASKS_WHETHER = re.compile(
     r"\b(say|tell (?:me|them|us)|check|ask|note|see|know|confirm|mention|state|show|indicate|"
     r"flag|find out|figure out|verify)$",
@@ -204,6 +209,8 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             and not CLASS_NOUNS.search(" ".join(cond.split()[:4]))
         ):
             continue  # "put the link on the line under it so people can check incidents"
+        if not leading and kw.lower() == "for" and _PHRASAL_FOR.search(main):
+            continue  # "call get_filings to check for restatements": what to check, no condition
         if not leading and re.match(r"(i|i'?ve|i'?m|we'?ve|you'?ve)\b", cond, re.IGNORECASE):
             continue  # "only ticket once I've said which one": a step of the procedure
         if not leading and kw == "if" and _ASKS_WHETHER.search(main):

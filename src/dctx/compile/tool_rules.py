@@ -122,7 +122,8 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
         return _args_text(tool, signal.failed_args, signal.success_args)
     if signal.pattern is ToolPattern.RETRY_CHANGED_ARGS:
         text = _args_text(tool, signal.failed_args, signal.success_args)
-        if text is not None and signal.after_tool and signal.after_tool != tool:
+        substituted = text is not None and "instead of" in text and "`=" in text
+        if text is not None and substituted and signal.after_tool and signal.after_tool != tool:
             # the value that worked followed what that tool returned: say so, it is the context
             # in which the lesson holds ("after get_invoice, escalate to billing_ops")
             return f"After {signal.after_tool} returns, {text[0].lower()}{text[1:]}"
