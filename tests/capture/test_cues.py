@@ -22,6 +22,7 @@ from dctx.text import sentences
         "Next time pull the runbook for the alert first.",
         "For P3s also page the secondary on-call, not the primary.",
         "Same with 'customer attrition', we call that logo churn.",
+        "Dates as YYYY-MM-DD please, always.",
         "We're not supposed to put full account numbers in chat transcripts.",
         "For Staff and above, any track, the loop needs a system design round.",
         "The 1-hour priority callback is for Platinum only, that's the rule for all of us.",

@@ -166,6 +166,8 @@ def test_ladder_stays_one_rule() -> None:
         "Put it in a table",
         "bold the totals",
     ]
+    kept = "lead with CET1 and always show it against the regulatory minimum"
+    assert split_directives(kept) == [kept]  # "it" is the CET1
 
 
 def test_trailing_condition_belongs_to_its_own_clause() -> None:

@@ -248,6 +248,8 @@ def is_directive(sentence: str) -> bool:
         return True
     if _states_class_policy(core):
         return True  # "Gold members now also get the 1-hour priority callback"
+    if _VERBLESS_FORMAT.match(core) and _standing(sentence):
+        return True  # "Dates as YYYY-MM-DD please, always."
     if _WANT_STANDING.search(sentence) and _STANDING_CONTEXT.search(strip_filler(sentence)):
         return True  # "anything under 12 months of runway, I want a red-flag line at the top"
     clauses = [strip_filler(c) for c in _CLAUSE_SPLIT.split(core)[1:] if c]
@@ -324,6 +326,9 @@ _FOR_CLASS_VERB = re.compile(
 _REQUIREMENT = re.compile(
     r"\b(needs?|requires?|must have|should have|gets?) (a|an|the|one|two|three)\b", re.I
 )
+
+
+_VERBLESS_FORMAT = re.compile(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:as|in)\s+\S+", re.IGNORECASE)
 
 
 def _states_class_policy(text: str) -> bool:

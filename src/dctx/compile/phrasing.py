@@ -179,7 +179,18 @@ def split_directives(sentence: str) -> list[str]:
     out = [p.strip(" ,.") for p in parts if p and len(p.strip(" ,.").split()) >= 2]
     if any(_DEPENDENT.match(p) for p in out[1:]) or "->" in sentence or "→" in sentence:
         return [sentence]  # a ladder ("X -> a; otherwise Y -> b; everything else c") is one rule
-    return out or [sentence]
+    merged: list[str] = []
+    for part in out:
+        if merged and _REFERS_BACK.search(part):
+            # "lead with CET1 and always show it against the minimum": "it" is the CET1 of
+            # the part before, so the two stay one rule
+            merged[-1] = f"{merged[-1]} and {part}"
+        else:
+            merged.append(part)
+    return merged or [sentence]
+
+
+_REFERS_BACK = re.compile(r"^\w+(?:\s+\w+)?\s+(it|them)\b", re.IGNORECASE)
 
 
 _DEPENDENT = re.compile(r"^(otherwise|else|everything else|anything else|if not|unless)\b", re.I)
