@@ -68,6 +68,9 @@ class ToolPattern(enum.StrEnum):
     MISSING_PREREQUISITE = "missing_prerequisite"  # fails; another call gets what was missing
     AUTH_REFRESH = "auth_refresh"  # fails on auth; refresh; retry succeeds
     DEAD_SOURCE = "dead_source"  # a source fails; a different tool/source works instead
+    # a lookup finds nothing for one kind of request, again and again, and the task is done
+    # without it (a customer lookup for sales leads who are not customers yet)
+    FRUITLESS_LOOKUP = "fruitless_lookup"
 
 
 @dataclass(slots=True)
@@ -87,6 +90,9 @@ class ToolPatternSignal:
     conversation_ids: list[str] = field(default_factory=list)
     node_id: str | None = None
     directive: str = ""  # the rule text an LLM proposed; empty: derived from the structure
+    # FRUITLESS_LOOKUP: words the requests it was fruitless for share (surface form, stem)
+    situation: list[tuple[str, str]] = field(default_factory=list)
+    done_with: list[str] = field(default_factory=list)  # FRUITLESS_LOOKUP: tools that did it
 
 
 @runtime_checkable

@@ -4,11 +4,17 @@ Self-assessment finds failures that recur within one capture; users usually capt
 at a time, so every unrecovered failure is also counted in the store (keyed by namespace,
 skill, tool and failing argument) and a finding is raised once the same failure has been seen
 in two or more conversations.
+
+A lookup that finds nothing (not found) is no lesson about the tool: another entity exists.
+But when it finds nothing in several conversations whose requests share their words, and each
+task was done without it, the lesson is about that kind of request ("new lead from the pricing
+form": not a customer yet, skip the customer lookup).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +23,7 @@ from dctx.capture.tool_errors import ErrorClass, result_status
 from dctx.compile.tool_rules import SOURCE_KEY as _SOURCE_KEY
 from dctx.models import Session
 from dctx.store.base import Store
+from dctx.text import GENERIC_WORDS, STOPWORDS, stem, words
 
 MIN_CONVERSATIONS = 2
 _NOT_LESSONS = {ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.NOT_FOUND}
@@ -101,3 +108,105 @@ def recurring_failures(
                 )
             )
     return signals
+
+
+MIN_SHARED_WORDS = 2
+
+
+def fruitless_lookups(store: Store, sessions: Sequence[Session]) -> list[ToolPatternSignal]:
+    """FRUITLESS_LOOKUP findings: a tool that found nothing in two or more conversations whose
+    requests share at least two content words, each finished with other tools."""
+    signals: list[ToolPatternSignal] = []
+    for session in sessions:
+        for tool, error, index, done_with in _unrecovered_not_found(session):
+            cache_key = "fruitless:" + json.dumps(
+                [session.namespace, session.skill, tool], sort_keys=True
+            )
+            seen: dict[str, list[list[str]]] = json.loads(store.cache_get(cache_key) or "{}")
+            if session.conversation_id in seen:
+                continue
+            seen[session.conversation_id] = [list(p) for p in _request_words(session, tool)]
+            store.cache_put(cache_key, json.dumps(seen), namespace=session.namespace, actor=None)
+            if len(seen) < MIN_CONVERSATIONS:
+                continue
+            shared = _shared_words(list(seen.values()))
+            if len(shared) < MIN_SHARED_WORDS:
+                continue
+            signals.append(
+                ToolPatternSignal(
+                    ctx=SessionContext(
+                        namespace=session.namespace,
+                        conversation_id=session.conversation_id,
+                        actor=session.actor,
+                        skill=session.skill,
+                        timestamp=session.timestamp,
+                        source=session.source,
+                    ),
+                    pattern=ToolPattern.FRUITLESS_LOOKUP,
+                    tool=tool,
+                    error=error,
+                    message_indexes=[index],
+                    occurrences=len(seen),
+                    conversation_ids=list(seen),
+                    situation=shared,
+                    done_with=done_with,
+                )
+            )
+    return signals
+
+
+def _unrecovered_not_found(session: Session) -> list[tuple[str, str, int, list[str]]]:
+    """(tool, error text, message index, tools that then did the task) of not-found results
+    never followed by a success of the same tool, in a session that went on without it."""
+    by_id = {}
+    outcomes: list[tuple[str, bool, ErrorClass | None, str, int]] = []
+    for msg in session.messages:
+        for call in msg.tool_calls:
+            by_id[call.id] = call
+        if msg.role == "tool" and msg.tool_call_id in by_id:
+            status = result_status(msg.content, flagged=msg.is_error)
+            name = by_id[msg.tool_call_id].name
+            outcomes.append((name, status.is_error, status.error_class, msg.content, msg.index))
+    found: dict[str, tuple[str, str, int, list[str]]] = {}
+    for i, (tool, failed, eclass, text, index) in enumerate(outcomes):
+        if not failed or eclass is not ErrorClass.NOT_FOUND or tool in found:
+            continue
+        later = outcomes[i + 1 :]
+        if any(t == tool and not f for t, f, *_ in later):
+            continue  # found it after all
+        done_with = list(dict.fromkeys(t for t, f, *_ in later if t != tool and not f))
+        if not done_with:
+            continue  # the task did not go on without it
+        found[tool] = (tool, text[:200], index, done_with[:3])
+    return list(found.values())
+
+
+def _request_words(session: Session, tool: str) -> list[tuple[str, str]]:
+    """(word, stem) of the content words of the session's first request."""
+    first = next((m.content or "" for m in session.messages if m.role == "user"), "")
+    first = re.sub(r"\S+@\S+|https?://\S+", " ", first)  # an address names one entity
+    skip = {stem(w) for w in words(tool)}
+    out: dict[str, str] = {}
+    for word in words(first):
+        if len(word) < 3 or word in STOPWORDS or word in GENERIC_WORDS:
+            continue
+        if any(c.isdigit() for c in word):
+            continue
+        if "@" in word or "." in word:
+            continue
+        root = stem(word)
+        if root not in skip:
+            out.setdefault(root, word)
+    return [(w, r) for r, w in out.items()]
+
+
+def _shared_words(requests: list[list[list[str]]]) -> list[tuple[str, str]]:
+    """Words (surface, stem) in at least two of the requests; at most eight, most shared first."""
+    count: dict[str, int] = {}
+    surface: dict[str, str] = {}
+    for request in requests:
+        for word, root in {(w, r) for w, r in request}:
+            count[root] = count.get(root, 0) + 1
+            surface.setdefault(root, word)
+    shared = sorted((r for r, n in count.items() if n >= 2), key=lambda r: (-count[r], r))
+    return [(surface[r], r) for r in shared[:8]]

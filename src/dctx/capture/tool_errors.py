@@ -122,7 +122,10 @@ _CLASS_PATTERNS: list[tuple[ErrorClass, re.Pattern[str]]] = [
     ),
     (
         ErrorClass.NOT_FOUND,
-        re.compile(r"not found|\bunknown\b|no such|does ?n[o']t exist|not exist|\bnonexistent"),
+        re.compile(
+            r"not[ _-]found|\bunknown\b|no such|does ?n[o']t exist|not exist|\bnonexistent|"
+            r"\bno \w+(?: \w+)? (?:matches|match|found)\b"
+        ),
     ),
     (
         ErrorClass.INVALID_ARGUMENT,

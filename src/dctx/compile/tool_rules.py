@@ -77,13 +77,7 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
         id=new_id("rule"),
         text=text,
         type=RuleType.CONTENT,
-        trigger=Trigger(
-            kind=TriggerKind.TOOL,
-            text=f"before calling {signal.tool}",
-            tool=signal.tool,
-            after_tool=signal.after_tool,
-            node_id=signal.node_id,
-        ),
+        trigger=_tool_trigger(signal),
         scope=Scope(namespace=ctx.namespace, skill=ctx.skill, actor=None),
         source=RuleSource.SELF_ASSESSMENT,
         actor=None,
@@ -96,6 +90,24 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
         updated_at=ctx.timestamp,
     )
     return rule, evidence
+
+
+def _tool_trigger(signal: ToolPatternSignal) -> Trigger:
+    if signal.situation:
+        # applies to that kind of request, seen in the query or the data, not to every run
+        return Trigger(
+            kind=TriggerKind.DATA,
+            text=" ".join(word for word, _ in signal.situation),
+            keywords=[root for _, root in signal.situation],
+            node_id=signal.node_id,
+        )
+    return Trigger(
+        kind=TriggerKind.TOOL,
+        text=f"before calling {signal.tool}",
+        tool=signal.tool,
+        after_tool=signal.after_tool,
+        node_id=signal.node_id,
+    )
 
 
 def _group_detail(signal: ToolPatternSignal) -> str:
@@ -128,6 +140,14 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
             # in which the lesson holds ("after get_invoice, escalate to billing_ops")
             return f"After {signal.after_tool} returns, {text[0].lower()}{text[1:]}"
         return text
+    if signal.pattern is ToolPattern.FRUITLESS_LOOKUP:
+        said = ", ".join(word for word, _ in signal.situation)
+        instead = f" with {', '.join(signal.done_with)}" if signal.done_with else " without it"
+        return (
+            f"Skip {tool} for requests like these ({said}): it found nothing in "
+            f"{signal.occurrences} earlier conversations ({_first_line(signal.error)}) and the "
+            f"task was done{instead}."
+        )
     if signal.pattern is ToolPattern.RECURRING_FAILURE:
         if not signal.failed_args:
             return f"Avoid calling {tool}; it keeps failing."
@@ -138,6 +158,18 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
             return None  # an entity's id or a payload failing is about that entity, not the tool
         return f"Avoid calling {tool} with {key}={_show(value)}."
     return None
+
+
+def _first_line(error: str) -> str:
+    """The error message, short: 'No customer account matches this email.'"""
+    try:
+        data = json.loads(error)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        message = data.get("message") or data.get("error") or error
+        return str(message)[:80]
+    return error.strip().splitlines()[0][:80] if error.strip() else "not found"
 
 
 def _passes_result(signal: ToolPatternSignal) -> str:
