@@ -73,3 +73,14 @@ def test_format_lesson_is_not_tied_to_the_tool_before_it() -> None:
         after_tool="get_financials",
     )
     assert text == "When calling get_price_history, format `start` as YYYY-MM-DD."
+
+
+def test_prerequisite_names_the_argument_it_fills() -> None:
+    text = _text(
+        pattern=ToolPattern.MISSING_PREREQUISITE,
+        tool="get_conversation",
+        other_tool="list_channels",
+        failed_args={"customer_id": "OB-553019"},
+        success_args={"channel_id": "CH-wc-88120"},
+    )
+    assert text.endswith("and pass the identifier it returns as `channel_id`.")

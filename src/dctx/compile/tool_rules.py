@@ -160,6 +160,10 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
     return None
 
 
+# an id as tools return them: "cmp_2087", "CH-wc-88120", "OB-553019" (a digit, no spaces)
+_LOOKS_LIKE_ID = re.compile(r"^(?=[^\s]*\d)[A-Za-z0-9][\w.:#/-]{2,40}$")
+
+
 def _first_line(error: str) -> str:
     """The error message, short: 'No customer account matches this email.'"""
     try:
@@ -177,7 +181,7 @@ def _passes_result(signal: ToolPatternSignal) -> str:
     id: the prerequisite exists to resolve that argument."""
     for key, new in signal.success_args.items():
         old = signal.failed_args.get(key)
-        if isinstance(new, str) and old != new and _IDENTIFIER.match(new):
+        if isinstance(new, str) and old != new and _LOOKS_LIKE_ID.match(new):
             return f", and pass the identifier it returns as `{key}`"
     return ""
 
