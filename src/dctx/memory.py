@@ -23,7 +23,7 @@ from dctx.capture.base import AftermathClassifier, CorrectionSignal, ToolPattern
 from dctx.capture.corrections import find_corrections
 from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
-from dctx.capture.recurring import fruitless_lookups, recurring_failures
+from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
 from dctx.capture.self_assess import assess
 from dctx.compile.compiler import compile_signals
 from dctx.compile.maintain import Rulebook
@@ -180,6 +180,7 @@ class Memory:
         tool_signals: list[ToolPatternSignal] = list(assess(sessions, steps))
         tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
         tool_signals.extend(fruitless_lookups(self.store, sessions))
+        tool_signals.extend(empty_fallbacks(self.store, sessions))
         report.corrections += sum(1 for c in corrections if c.aftermath.value == "correction")
         report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
         report.tool_signals += len(tool_signals)

@@ -72,3 +72,41 @@ def test_once_is_not_a_pattern(mem: Memory) -> None:
 def test_a_lookup_that_found_it_later_teaches_nothing(mem: Memory) -> None:
     _capture(mem, 2, found_later=True)
     assert not any("Skip lookup_customer" in r.text for r in mem.rules())
+
+
+def _search_session(product: str, *, kb_has_it: bool) -> list[dict[str, Any]]:
+    def call(cid: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        fn = {"name": name, "arguments": json.dumps(args)}
+        return {
+            "role": "assistant",
+            "tool_calls": [{"id": cid, "type": "function", "function": fn}],
+        }
+
+    def result(cid: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": cid, "content": json.dumps(payload)}
+
+    kb = {"results": [{"title": "Setup"}]} if kb_has_it else {"results": [], "total": 0}
+    return [
+        {"role": "user", "content": f"How do I pair the {product}?"},
+        call("c1", "search_kb", {"product": product, "query": "pairing"}),
+        result("c1", kb),
+        call("c2", "search_release_notes", {"product": product, "query": "pairing"}),
+        result("c2", {"results": [{"doc": "launch notes", "text": "Hold the button."}]}),
+        {"role": "assistant", "content": "Hold the button for 5 seconds."},
+    ]
+
+
+def test_an_empty_search_answered_elsewhere_twice_is_a_lesson(mem: Memory) -> None:
+    for i, product in enumerate(["Hub 2", "Cam Mini"]):
+        mem.capture(_search_session(product, kb_has_it=False), actor="pia", skill="support",
+                    conversation_id=f"s{i}")  # fmt: skip
+    [rule] = [r for r in mem.rules() if r.source is RuleSource.SELF_ASSESSMENT]
+    assert rule.text.startswith("When search_kb finds nothing, use search_release_notes")
+    assert rule.trigger.kind is TriggerKind.TOOL and rule.trigger.tool == "search_kb"
+
+
+def test_a_search_that_found_it_teaches_nothing(mem: Memory) -> None:
+    for i, product in enumerate(["Hub 2", "Cam Mini"]):
+        mem.capture(_search_session(product, kb_has_it=True), actor="pia", skill="support",
+                    conversation_id=f"s{i}")  # fmt: skip
+    assert [r for r in mem.rules() if r.source is RuleSource.SELF_ASSESSMENT] == []

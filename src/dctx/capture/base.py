@@ -71,6 +71,9 @@ class ToolPattern(enum.StrEnum):
     # a lookup finds nothing for one kind of request, again and again, and the task is done
     # without it (a customer lookup for sales leads who are not customers yet)
     FRUITLESS_LOOKUP = "fruitless_lookup"
+    # a search finds nothing and another source of the same kind has it, in several
+    # conversations (new products not in the KB yet, only in the release notes)
+    EMPTY_FALLBACK = "empty_fallback"
 
 
 @dataclass(slots=True)

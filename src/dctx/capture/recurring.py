@@ -8,7 +8,9 @@ in two or more conversations.
 A lookup that finds nothing (not found) is no lesson about the tool: another entity exists.
 But when it finds nothing in several conversations whose requests share their words, and each
 task was done without it, the lesson is about that kind of request ("new lead from the pricing
-form": not a customer yet, skip the customer lookup).
+form": not a customer yet, skip the customer lookup). Likewise an empty search is no lesson,
+but a search that came back empty while a source of the same kind had the answer, in two or
+more conversations, is one ("when search_kb finds nothing, use search_release_notes").
 """
 
 from __future__ import annotations
@@ -210,3 +212,67 @@ def _shared_words(requests: list[list[list[str]]]) -> list[tuple[str, str]]:
             surface.setdefault(root, word)
     shared = sorted((r for r, n in count.items() if n >= 2), key=lambda r: (-count[r], r))
     return [(surface[r], r) for r in shared[:8]]
+
+
+def empty_fallbacks(store: Store, sessions: Sequence[Session]) -> list[ToolPatternSignal]:
+    """EMPTY_FALLBACK findings: in two or more conversations a tool found nothing and then a
+    tool of the same purpose found it. One such search is exploration, not a lesson."""
+    from dctx.capture.self_assess import tool_calls
+
+    signals: list[ToolPatternSignal] = []
+    for session in sessions:
+        calls = tool_calls(session)
+        pairs: dict[tuple[str, str], int] = {}
+        for i, empty in enumerate(calls):
+            if not (empty.ok and empty.status is not None and empty.status.is_empty):
+                continue
+            for other in calls[i + 1 :]:
+                found = other.ok and other.status is not None and not other.status.is_empty
+                if (
+                    other.name != empty.name
+                    and found
+                    and _READS.search(other.name)
+                    and _asks_the_same(empty.args, other.args)
+                ):
+                    pairs.setdefault((empty.name, other.name), empty.call_index)
+                    break
+        for (tool, fallback), index in pairs.items():
+            cache_key = "emptyfallback:" + json.dumps(
+                [session.namespace, session.skill, tool, fallback], sort_keys=True
+            )
+            seen: list[str] = json.loads(store.cache_get(cache_key) or "[]")
+            if session.conversation_id in seen:
+                continue
+            seen.append(session.conversation_id)
+            store.cache_put(cache_key, json.dumps(seen), namespace=session.namespace, actor=None)
+            if len(seen) < MIN_CONVERSATIONS:
+                continue
+            signals.append(
+                ToolPatternSignal(
+                    ctx=SessionContext(
+                        namespace=session.namespace,
+                        conversation_id=session.conversation_id,
+                        actor=session.actor,
+                        skill=session.skill,
+                        timestamp=session.timestamp,
+                        source=session.source,
+                    ),
+                    pattern=ToolPattern.EMPTY_FALLBACK,
+                    tool=tool,
+                    other_tool=fallback,
+                    message_indexes=[index],
+                    occurrences=len(seen),
+                    conversation_ids=list(seen),
+                )
+            )
+    return signals
+
+
+# a fallback source reads; a call that books, sends or changes something is the task going on
+_READS = re.compile(r"(^|_)(search|find|get|lookup|list|query|fetch|read|check|look)(_|$)", re.I)
+
+
+def _asks_the_same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two searches for the same thing: an argument value in common ("Lumen Cam Mini")."""
+    values = {json.dumps(v, sort_keys=True) for v in a.values() if v not in (None, "", [], {})}
+    return any(json.dumps(v, sort_keys=True) in values for v in b.values())

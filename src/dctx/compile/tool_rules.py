@@ -140,13 +140,17 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
             # in which the lesson holds ("after get_invoice, escalate to billing_ops")
             return f"After {signal.after_tool} returns, {text[0].lower()}{text[1:]}"
         return text
+    if signal.pattern is ToolPattern.EMPTY_FALLBACK:
+        return (
+            f"When {tool} finds nothing, use {other} instead: it had the answer in earlier "
+            f"conversations where {tool} came back empty."
+        )
     if signal.pattern is ToolPattern.FRUITLESS_LOOKUP:
         said = ", ".join(word for word, _ in signal.situation)
         instead = f" with {', '.join(signal.done_with)}" if signal.done_with else " without it"
         return (
-            f"Skip {tool} for requests like these ({said}): it found nothing in "
-            f"{signal.occurrences} earlier conversations ({_first_line(signal.error)}) and the "
-            f"task was done{instead}."
+            f"Skip {tool} for requests like these ({said}): it found nothing in earlier "
+            f"conversations ({_first_line(signal.error)}) and the task was done{instead}."
         )
     if signal.pattern is ToolPattern.RECURRING_FAILURE:
         if not signal.failed_args:
