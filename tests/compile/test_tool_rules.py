@@ -84,3 +84,22 @@ def test_prerequisite_names_the_argument_it_fills() -> None:
         success_args={"channel_id": "CH-wc-88120"},
     )
     assert text.endswith("and pass the identifier it returns as `channel_id`.")
+
+
+def test_a_value_changed_one_way_and_back_is_a_choice_not_a_lesson() -> None:
+    from dctx.capture.self_assess import drop_choices
+
+    def retry(old: str, new: str, **other: str) -> ToolPatternSignal:
+        return ToolPatternSignal(
+            ctx=CTX,
+            pattern=ToolPattern.RETRY_CHANGED_ARGS,
+            tool="update_reservation_flights",
+            failed_args={"cabin": old, **other},
+            success_args={"cabin": new, **other},
+        )
+
+    up, down = retry("economy", "business"), retry("business", "economy")
+    kept = retry("economy", "economy", payment_id="gift_card_1")
+    kept.success_args["payment_id"] = "gift_card_2"
+    assert drop_choices([up, down, kept]) == [kept]
+    assert drop_choices([up]) == [up]  # one way only: still a lesson

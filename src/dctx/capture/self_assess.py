@@ -419,7 +419,26 @@ def assess(
         out.extend(signals)
     for where, group in groups.items():
         out.extend(_recurring(group, _fix_keys(found[where])))
-    return out
+    return drop_choices(out)
 
 
-__all__ = ["MAX_GAP", "CallOutcome", "assess", "session_signals", "tool_calls"]
+def drop_choices(signals: list[ToolPatternSignal]) -> list[ToolPatternSignal]:
+    """Retries that changed a value one way in one conversation and back in another
+    (cabin economy -> business, then business -> economy) show a person choosing, not a tool
+    rejecting a value: neither is a lesson."""
+
+    def changes(s: ToolPatternSignal) -> set[tuple[str, str, str, str]]:
+        if s.pattern is not ToolPattern.RETRY_CHANGED_ARGS:
+            return set()
+        return {
+            (s.tool, k, _canon(v), _canon(s.success_args[k]))
+            for k, v in s.failed_args.items()
+            if k in s.success_args and s.success_args[k] != v and isinstance(v, str | int | float)
+        }
+
+    seen = set().union(*(changes(s) for s in signals)) if signals else set()
+    reversed_ = {(t, k, o, n) for t, k, o, n in seen if (t, k, n, o) in seen}
+    return [s for s in signals if not changes(s) & reversed_]
+
+
+__all__ = ["MAX_GAP", "CallOutcome", "assess", "drop_choices", "session_signals", "tool_calls"]
