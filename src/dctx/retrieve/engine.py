@@ -253,7 +253,6 @@ class Retriever:
         return [pos[rid] for rid in best]
 
     # ------------------------------------------------------------------ stage 2
-
     def stage2(
         self,
         namespace: str,
