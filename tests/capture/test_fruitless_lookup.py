@@ -3,39 +3,25 @@ without it, becomes a rule for that kind of request - and only for it."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from dctx.memory import Memory
 from dctx.models import RuleSource, TriggerKind
+from pipeline.traces import call, result
 
 NOT_FOUND = {"error": "NOT_FOUND", "message": "No customer account matches this email."}
 
 
 def _lead_session(email: str, ask: str, *, found_later: bool = False) -> list[dict[str, Any]]:
-    def call(cid: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        fn = {"name": name, "arguments": json.dumps(args)}
-        return {
-            "role": "assistant",
-            "tool_calls": [{"id": cid, "type": "function", "function": fn}],
-        }
-
-    def result(cid: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"role": "tool", "tool_call_id": cid, "content": json.dumps(payload)}
-
     found = {"customer_id": "C-1", "plan": "Team"}
     return [
         {"role": "user", "content": f"New lead from the pricing-page form: {email} {ask}"},
-        call("c1", "lookup_customer", {"email": email}),
+        call("c1", "lookup_customer", email=email),
         result("c1", NOT_FOUND),
-        *(
-            [call("c2", "lookup_customer", {"email": email}), result("c2", found)]
-            if found_later
-            else []
-        ),
-        call("c3", "get_pricing", {"plan": "Team", "seats": 12}),
+        *([call("c2", "lookup_customer", email=email), result("c2", found)] if found_later else []),
+        call("c3", "get_pricing", plan="Team", seats=12),
         result("c3", {"plan": "Team", "total": 108.0}),
-        call("c4", "create_lead", {"email": email}),
+        call("c4", "create_lead", email=email),
         result("c4", {"lead_id": "LD-1"}),
         {"role": "assistant", "content": "Quoted and logged the lead."},
     ]
@@ -75,22 +61,12 @@ def test_a_lookup_that_found_it_later_teaches_nothing(mem: Memory) -> None:
 
 
 def _search_session(product: str, *, kb_has_it: bool) -> list[dict[str, Any]]:
-    def call(cid: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        fn = {"name": name, "arguments": json.dumps(args)}
-        return {
-            "role": "assistant",
-            "tool_calls": [{"id": cid, "type": "function", "function": fn}],
-        }
-
-    def result(cid: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"role": "tool", "tool_call_id": cid, "content": json.dumps(payload)}
-
     kb = {"results": [{"title": "Setup"}]} if kb_has_it else {"results": [], "total": 0}
     return [
         {"role": "user", "content": f"How do I pair the {product}?"},
-        call("c1", "search_kb", {"product": product, "query": "pairing"}),
+        call("c1", "search_kb", product=product, query="pairing"),
         result("c1", kb),
-        call("c2", "search_release_notes", {"product": product, "query": "pairing"}),
+        call("c2", "search_release_notes", product=product, query="pairing"),
         result("c2", {"results": [{"doc": "launch notes", "text": "Hold the button."}]}),
         {"role": "assistant", "content": "Hold the button for 5 seconds."},
     ]

@@ -42,6 +42,18 @@ class SessionContext:
     source: str | None = None
 
 
+def session_context(session: Session) -> SessionContext:
+    """Who/where of a session, as every signal carries it."""
+    return SessionContext(
+        namespace=session.namespace,
+        conversation_id=session.conversation_id,
+        actor=session.actor,
+        skill=session.skill,
+        timestamp=session.timestamp,
+        source=session.source,
+    )
+
+
 @dataclass(slots=True)
 class CorrectionSignal:
     """One directive a user gave (after cleaning), with what it corrected."""

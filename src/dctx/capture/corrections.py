@@ -16,7 +16,7 @@ from dctx.capture.base import (
     Aftermath,
     AftermathClassifier,
     CorrectionSignal,
-    SessionContext,
+    session_context,
 )
 from dctx.capture.cues import (
     SentenceKind,
@@ -28,17 +28,6 @@ from dctx.capture.cues import (
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.models import Message, Session
 from dctx.text import sentences
-
-
-def session_context(session: Session) -> SessionContext:
-    return SessionContext(
-        namespace=session.namespace,
-        conversation_id=session.conversation_id,
-        actor=session.actor,
-        skill=session.skill,
-        timestamp=session.timestamp,
-        source=session.source,
-    )
 
 
 def describe_step(msg: Message) -> str:

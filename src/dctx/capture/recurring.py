@@ -20,8 +20,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from dctx.capture.base import SessionContext, ToolPattern, ToolPatternSignal
-from dctx.capture.tool_errors import ErrorClass, result_status
+from dctx.capture.base import ToolPattern, ToolPatternSignal, session_context
+from dctx.capture.self_assess import tool_calls
+from dctx.capture.tool_errors import ErrorClass
 from dctx.compile.tool_rules import SOURCE_KEY as _SOURCE_KEY
 from dctx.models import Session
 from dctx.store.base import Store
@@ -33,35 +34,19 @@ _NOT_LESSONS = {ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.NOT_FOUN
 
 def _failures(session: Session) -> list[tuple[str, str, Any, str, int]]:
     """(tool, arg key, arg value, error text, message index) for unrecovered failures."""
-    calls: list[tuple[str, dict[str, Any], bool, str, int, ErrorClass | None]] = []
-    by_id = {}
-    for msg in session.messages:
-        for call in msg.tool_calls:
-            by_id[call.id] = call
-        if msg.role == "tool" and msg.tool_call_id in by_id:
-            call = by_id[msg.tool_call_id]
-            status = result_status(msg.content, flagged=msg.is_error)
-            calls.append(
-                (
-                    call.name,
-                    call.arguments,
-                    status.is_error,
-                    msg.content,
-                    msg.index,
-                    status.error_class,
-                )
-            )
+    calls = tool_calls(session)
     out = []
-    for i, (tool, args, failed, text, index, eclass) in enumerate(calls):
-        if not failed or eclass in _NOT_LESSONS:
+    for i, call in enumerate(calls):
+        if not call.failed or call.error_class in _NOT_LESSONS:
             continue
-        if any(t == tool and not f for t, _, f, _, _, _ in calls[i + 1 :]):
+        if any(c.name == call.name and c.ok for c in calls[i + 1 :]):
             continue  # recovered later in the session: retry patterns cover it
-        for key, value in args.items():
+        index = call.result_index if call.result_index is not None else call.call_index
+        for key, value in call.args.items():
             if not _SOURCE_KEY.search(key):
                 continue
             if isinstance(value, str | int | float | bool) and len(str(value)) <= 80:
-                out.append((tool, key, value, text[:200], index))
+                out.append((call.name, key, value, call.error, index))
     return out
 
 
@@ -92,14 +77,7 @@ def recurring_failures(
             already.add((tool, json.dumps(failed, sort_keys=True)))
             signals.append(
                 ToolPatternSignal(
-                    ctx=SessionContext(
-                        namespace=session.namespace,
-                        conversation_id=session.conversation_id,
-                        actor=session.actor,
-                        skill=session.skill,
-                        timestamp=session.timestamp,
-                        source=session.source,
-                    ),
+                    ctx=session_context(session),
                     pattern=ToolPattern.RECURRING_FAILURE,
                     tool=tool,
                     failed_args=failed,
@@ -136,14 +114,7 @@ def fruitless_lookups(store: Store, sessions: Sequence[Session]) -> list[ToolPat
                 continue
             signals.append(
                 ToolPatternSignal(
-                    ctx=SessionContext(
-                        namespace=session.namespace,
-                        conversation_id=session.conversation_id,
-                        actor=session.actor,
-                        skill=session.skill,
-                        timestamp=session.timestamp,
-                        source=session.source,
-                    ),
+                    ctx=session_context(session),
                     pattern=ToolPattern.FRUITLESS_LOOKUP,
                     tool=tool,
                     error=error,
@@ -160,26 +131,19 @@ def fruitless_lookups(store: Store, sessions: Sequence[Session]) -> list[ToolPat
 def _unrecovered_not_found(session: Session) -> list[tuple[str, str, int, list[str]]]:
     """(tool, error text, message index, tools that then did the task) of not-found results
     never followed by a success of the same tool, in a session that went on without it."""
-    by_id = {}
-    outcomes: list[tuple[str, bool, ErrorClass | None, str, int]] = []
-    for msg in session.messages:
-        for call in msg.tool_calls:
-            by_id[call.id] = call
-        if msg.role == "tool" and msg.tool_call_id in by_id:
-            status = result_status(msg.content, flagged=msg.is_error)
-            name = by_id[msg.tool_call_id].name
-            outcomes.append((name, status.is_error, status.error_class, msg.content, msg.index))
+    calls = tool_calls(session)
     found: dict[str, tuple[str, str, int, list[str]]] = {}
-    for i, (tool, failed, eclass, text, index) in enumerate(outcomes):
-        if not failed or eclass is not ErrorClass.NOT_FOUND or tool in found:
+    for i, call in enumerate(calls):
+        if call.error_class is not ErrorClass.NOT_FOUND or call.name in found:
             continue
-        later = outcomes[i + 1 :]
-        if any(t == tool and not f for t, f, *_ in later):
+        later = calls[i + 1 :]
+        if any(c.name == call.name and c.ok for c in later):
             continue  # found it after all
-        done_with = list(dict.fromkeys(t for t, f, *_ in later if t != tool and not f))
+        done_with = list(dict.fromkeys(c.name for c in later if c.name != call.name and c.ok))
         if not done_with:
             continue  # the task did not go on without it
-        found[tool] = (tool, text[:200], index, done_with[:3])
+        index = call.result_index if call.result_index is not None else call.call_index
+        found[call.name] = (call.name, call.error, index, done_with[:3])
     return list(found.values())
 
 
@@ -217,8 +181,6 @@ def _shared_words(requests: list[list[list[str]]]) -> list[tuple[str, str]]:
 def empty_fallbacks(store: Store, sessions: Sequence[Session]) -> list[ToolPatternSignal]:
     """EMPTY_FALLBACK findings: in two or more conversations a tool found nothing and then a
     tool of the same purpose found it. One such search is exploration, not a lesson."""
-    from dctx.capture.self_assess import tool_calls
-
     signals: list[ToolPatternSignal] = []
     for session in sessions:
         calls = tool_calls(session)
@@ -249,14 +211,7 @@ def empty_fallbacks(store: Store, sessions: Sequence[Session]) -> list[ToolPatte
                 continue
             signals.append(
                 ToolPatternSignal(
-                    ctx=SessionContext(
-                        namespace=session.namespace,
-                        conversation_id=session.conversation_id,
-                        actor=session.actor,
-                        skill=session.skill,
-                        timestamp=session.timestamp,
-                        source=session.source,
-                    ),
+                    ctx=session_context(session),
                     pattern=ToolPattern.EMPTY_FALLBACK,
                     tool=tool,
                     other_tool=fallback,

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dctx.capture.base import SelfAssessor, SessionContext, ToolPattern, ToolPatternSignal
+from dctx.capture.base import SelfAssessor, ToolPattern, ToolPatternSignal, session_context
 from dctx.capture.tool_errors import ErrorClass, ResultStatus, result_status
 from dctx.models import Session
 
@@ -236,17 +236,6 @@ def _judge(
     return ToolPattern.RETRY_CHANGED_ARGS, None
 
 
-def _ctx(session: Session) -> SessionContext:
-    return SessionContext(
-        namespace=session.namespace,
-        conversation_id=session.conversation_id,
-        actor=session.actor,
-        skill=session.skill,
-        timestamp=session.timestamp,
-        source=session.source,
-    )
-
-
 def _indexes(*calls: CallOutcome | None) -> list[int]:
     found = {i for c in calls if c for i in (c.call_index, c.result_index) if i is not None}
     return sorted(found)
@@ -272,7 +261,7 @@ def session_signals(
         pattern, other = verdict
         worked = other if pattern == ToolPattern.DEAD_SOURCE and success is None else success
         signal = ToolPatternSignal(
-            ctx=_ctx(session),
+            ctx=session_context(session),
             pattern=pattern,
             tool=first.name,
             failed_args=dict(first.args),
@@ -383,7 +372,7 @@ def _recurring(
         calls = next(calls for s, calls in group if s is session)
         out.append(
             ToolPatternSignal(
-                ctx=_ctx(session),
+                ctx=session_context(session),
                 pattern=ToolPattern.RECURRING_FAILURE,
                 tool=tool,
                 failed_args=args,

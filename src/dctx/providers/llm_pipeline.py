@@ -12,8 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
-from dctx.capture.corrections import session_context
+from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal, session_context
 from dctx.compile.corrections import SHARED_SCOPE
 from dctx.models import (
     Evidence,
