@@ -89,6 +89,9 @@ class RuleSource(enum.StrEnum):
 class RuleStatus(enum.StrEnum):
     ACTIVE = "active"
     DRAFT = "draft"  # review mode: not injected until approved
+    # admitted on first sight without enough confidence: stored with its evidence, never
+    # injected; active when the lesson recurs in another session or a person approves it
+    CANDIDATE = "candidate"
     DISABLED = "disabled"  # a person switched it off; can be enabled again
     SUPERSEDED = "superseded"  # a later correction replaced it; kept as history
     WITHDRAWN = "withdrawn"  # the actor withdrew it ("forget the CC rule")
