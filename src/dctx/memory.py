@@ -23,6 +23,7 @@ from dctx.capture.base import AftermathClassifier, CorrectionSignal, ToolPattern
 from dctx.capture.corrections import find_corrections
 from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
+from dctx.capture.reading.base import TurnClassifier
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
 from dctx.capture.self_assess import assess
 from dctx.compile.compiler import compile_signals
@@ -92,6 +93,7 @@ class Memory:
         embed_nodes: bool = True,
         classifier: AftermathClassifier | None = None,
         llm: str | LLM | None = None,
+        reader: TurnClassifier | None = None,
     ) -> None:
         if isinstance(store, Store):
             self.store: Store = store
@@ -106,6 +108,7 @@ class Memory:
         self.review = review
         self.embed_nodes = embed_nodes
         self.classifier = classifier
+        self.reader = reader  # None: the learned turn reader (capture/reading/default.py)
         self.llm: LLM | None = None
         self._llm_steps: LLMPipeline | None = None
         if llm is not None:
@@ -168,7 +171,7 @@ class Memory:
             classifier = self.classifier
             if classifier is None and steps is not None:
                 classifier = steps.classifier(session)
-            signals = find_corrections(session, classifier)
+            signals = find_corrections(session, classifier, self.reader)
             subjects = signals[-1].subjects if signals else []
             graph = build_graph(session, subjects)
             _anchor(signals, graph)
@@ -186,14 +189,17 @@ class Memory:
         report.tool_signals += len(tool_signals)
         if self.embed_nodes and batch.nodes:
             batch.node_vectors.update(node_vectors(self.embedder, batch.nodes))
-        index = self.store.rule_index(namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT])
+        index = self.store.rule_index(
+            namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE]
+        )
         rulebook = Rulebook(index.rules, index.text_vectors, self.embedder)
         result = compile_signals(rulebook, corrections, tool_signals, chain_compiler=steps)
         batch.evidence.extend(result.evidence)
         new_rules = result.maintenance.new_rules
         if self.review:
             for rule in new_rules:
-                rule.status = RuleStatus.DRAFT
+                if rule.status is RuleStatus.ACTIVE:
+                    rule.status = RuleStatus.DRAFT
         if new_rules:
             # text vectors were computed during maintenance; only trigger texts are new here
             triggers = self.embedder.embed([r.trigger.text or r.text for r in new_rules])

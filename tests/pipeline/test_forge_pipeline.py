@@ -126,7 +126,9 @@ def test_withdrawal(mem: Memory) -> None:
 
 
 def test_partial_rollback_keeps_the_rest(mem: Memory) -> None:
-    seed_growth(mem, conv="s1", correction="Put the figures in a table and bold the totals.")
+    seed_growth(
+        mem, conv="s1", correction="From now on, put the figures in a table and bold the totals."
+    )
     assert len(mem.rules()) == 2
     seed_growth(mem, conv="s2", correction="Drop the bold totals rule, keep the rest.")
     active = mem.rules(status=RuleStatus.ACTIVE)

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from dctx.bench import approaches as registry
 from dctx.bench.loader import LoadedScenario, load_scenarios
+from dctx.bench.realconv.cli import real
 from dctx.bench.report import dumps, render_markdown, write_outputs
 from dctx.bench.results import BenchResult, ScenarioResult
 from dctx.bench.runner import BenchConfig, run_bench
@@ -246,6 +247,9 @@ def validate(
     typer.echo(f"{len(loaded)} scenario(s) loaded, {len(problems)} example problem(s)")
     if problems:
         raise typer.Exit(1)
+
+
+bench_app.command("real")(real)
 
 
 def _given_before(ctx: typer.Context) -> Path | None:

@@ -72,6 +72,10 @@ class CorrectionSignal:
     tools_seen: list[str] = field(default_factory=list)  # tools called before this turn
     last_tool: str | None = None  # the last tool whose result preceded the corrected output
     node_id: str | None = None  # decision node of the corrected output (trigger anchor)
+    # how sure the turn reader is that the turn changes the rulebook (capture/reading)
+    confidence: float = 1.0
+    # admitted on first sight only as a candidate: stored with its evidence, never injected
+    candidate: bool = False
 
 
 class ToolPattern(enum.StrEnum):

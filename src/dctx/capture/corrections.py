@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 
 from dctx.capture.base import (
     Aftermath,
@@ -23,8 +22,10 @@ from dctx.capture.cues import (
     announces,
     classify_sentence,
     strip_filler,
-    turn_aftermath,
 )
+from dctx.capture.pasted import read_user_turn
+from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
+from dctx.capture.reading.default import Admission, admission_for, default_reader
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.models import Message, Session
 from dctx.text import sentences
@@ -44,10 +45,24 @@ def describe_step(msg: Message) -> str:
 
 
 def find_corrections(
-    session: Session, classifier: AftermathClassifier | None = None
+    session: Session,
+    classifier: AftermathClassifier | None = None,
+    reader: TurnClassifier | None = None,
 ) -> list[CorrectionSignal]:
-    """All correction and withdrawal signals of a session, in order."""
+    """All correction and withdrawal signals of a session, in order.
+
+    Every user turn is read without what was pasted into it (capture/pasted.py) and decided by
+    the turn reader (capture/reading): only a turn it reads as a standing correction or a
+    withdrawal yields signals, as an active rule when it is sure and as a candidate when less
+    so. `classifier` (an LLM, when configured) decides the turns the reader is unsure of and
+    may overrule it.
+    """
     ctx = session_context(session)
+    reader = reader or default_reader()
+    admit = admission_for(reader)
+    turns = _user_turns(session)
+    verdicts = reader.read([t for _, t in turns])
+    decided = dict(zip((m.index for m, _ in turns), verdicts, strict=True))
     tracker = SubjectTracker()
     signals: list[CorrectionSignal] = []
     situation: list[str] = []
@@ -57,6 +72,7 @@ def find_corrections(
     last_tool: str | None = None
     chain = 0
     seen_assistant = False
+    own_words = {m.index: t.text for m, t in turns}
     for msg in session.messages:
         if msg.role == "system":
             continue
@@ -72,29 +88,24 @@ def find_corrections(
             last_tool = msg.tool_name or last_tool
             situation.append(describe_step(msg)[:600])
             continue
-        # user turn
-        text = msg.content or ""
-        if not query:
+        # user turn: the user's own words only
+        text = own_words.get(msg.index, "")
+        verdict = decided.get(msg.index)
+        if not query and text:
             query = text
             tracker.observe_text(text)
-        kinds, directives = _classify_turn(text, first_turn=not seen_assistant)
-        aftermath = turn_aftermath(kinds)
-        if seen_assistant and SentenceKind.REQUEST in kinds and not directives:
+        if verdict is None or not text:
+            continue
+        if seen_assistant:
+            verdict = _overrule(classifier, verdict, previous_output, text, admit)
+        if seen_assistant and verdict.kind is TurnKind.TASK:
             # a new task in a long session: later corrections are about this request, so it is
             # their situation, not the session's opening line
             query = text
             tracker.observe_text(text)
-        if classifier is not None and seen_assistant and _ambiguous(kinds):
-            decided = classifier.classify(previous_output, text)
-            if decided is not None:
-                aftermath = decided
-                if decided in (Aftermath.CORRECTION, Aftermath.WITHDRAWAL) and not directives:
-                    kind = (
-                        SentenceKind.DIRECTIVE
-                        if decided is Aftermath.CORRECTION
-                        else SentenceKind.WITHDRAWAL
-                    )
-                    directives = [(kind, strip_filler(text))]
+        directives = _directives(
+            text, verdict, first_turn=not seen_assistant, reader=reader, admit=admit
+        )
         for kind, sentence in directives:
             signals.append(
                 CorrectionSignal(
@@ -115,12 +126,102 @@ def find_corrections(
                     subject_keys=tracker.keys(),
                     tools_seen=list(dict.fromkeys(tools_seen)),
                     last_tool=last_tool,
+                    confidence=verdict.p_lasting,
+                    candidate=verdict.p_lasting < admit.active,
                 )
             )
-        if aftermath in (Aftermath.ACCEPTANCE, Aftermath.NEW_REQUEST):
+        if verdict.kind in (TurnKind.ACCEPTANCE, TurnKind.TASK):
             chain += 1
         situation.append(f"user: {text}"[:600])
     return signals
+
+
+def _user_turns(session: Session) -> list[tuple[Message, TurnInput]]:
+    """Each user turn with what the reader sees of it: the user's own words, the agent output
+    it answers, and the client's signals."""
+    out: list[tuple[Message, TurnInput]] = []
+    previous = ""
+    seen_assistant = False
+    for msg in session.messages:
+        if msg.role == "assistant":
+            previous, seen_assistant = describe_step(msg), True
+        if msg.role != "user":
+            continue
+        turn = read_user_turn(msg.content or "")
+        out.append(
+            (
+                msg,
+                TurnInput(
+                    text=turn.text,
+                    previous_output=previous,
+                    first_turn=not seen_assistant,
+                    interrupted=turn.interrupted,
+                    rejected_tool=turn.rejected_tool,
+                    pasted_share=turn.pasted_share,
+                ),
+            )
+        )
+    return out
+
+
+_AFTERMATH_KIND = {
+    Aftermath.CORRECTION: TurnKind.STANDING,
+    Aftermath.WITHDRAWAL: TurnKind.WITHDRAWAL,
+    Aftermath.ACCEPTANCE: TurnKind.ACCEPTANCE,
+    Aftermath.NEW_REQUEST: TurnKind.TASK,
+    Aftermath.ONE_OFF: TurnKind.ONE_OFF,
+}
+
+
+def _overrule(
+    classifier: AftermathClassifier | None,
+    verdict: TurnVerdict,
+    previous_output: str,
+    text: str,
+    admit: Admission,
+) -> TurnVerdict:
+    """Let a configured classifier decide a turn the reader is not sure of; its decision
+    stands, and a lasting one is admitted as the reader's surest would be."""
+    if classifier is None:
+        return verdict
+    if not admit.consult_below <= verdict.p_lasting < admit.trust_above:
+        return verdict
+    decided = classifier.classify(previous_output, text)
+    if decided is None:
+        return verdict
+    kind = _AFTERMATH_KIND[decided]
+    lasting = kind in (TurnKind.STANDING, TurnKind.WITHDRAWAL)
+    return TurnVerdict(kind, 1.0 if lasting else 0.0, {kind: 1.0}, by="classifier")
+
+
+def _directives(
+    text: str,
+    verdict: TurnVerdict,
+    *,
+    first_turn: bool,
+    reader: TurnClassifier,
+    admit: Admission,
+) -> list[tuple[SentenceKind, str]]:
+    """The directive sentences of a turn the reader took as lasting (none otherwise). The
+    sentence cues find which sentences carry it; when they find none, the sentences the reader
+    itself reads as lasting do."""
+    if verdict.p_lasting < admit.candidate:
+        return []
+    _kinds, directives = _classify_turn(text, first_turn=first_turn)
+    if directives:
+        if verdict.kind is TurnKind.WITHDRAWAL:
+            return directives
+        return [(k, d) for k, d in directives if k is SentenceKind.DIRECTIVE] or directives
+    if first_turn or verdict.p_lasting < admit.active:
+        return []  # no directive sentence: only a sure reading of a reply stands for one
+    parts = [p for p in sentences(text) if p.strip()]
+    if len(parts) > 1:
+        read = reader.read([TurnInput(text=p) for p in parts])
+        parts = [p for p, v in zip(parts, read, strict=True) if v.p_lasting >= 0.5]
+    kind = (
+        SentenceKind.WITHDRAWAL if verdict.kind is TurnKind.WITHDRAWAL else SentenceKind.DIRECTIVE
+    )
+    return [(kind, strip_filler(p)) for p in parts[:2] if strip_filler(p)]
 
 
 # "do it like that whenever ...", "use that format for every ..." - but not "use that field"
@@ -254,8 +355,3 @@ def _carry_subject(directive: str, scoped_to: str | None) -> tuple[str, str | No
 _LEADS_WITH_CONDITION = re.compile(
     r"^(when|whenever|if|for|once|unless|every|each|any ?time)\b", re.IGNORECASE
 )
-
-
-def _ambiguous(kinds: Sequence[SentenceKind]) -> bool:
-    """A turn the keyword classifier cannot place: nothing but OTHER sentences."""
-    return bool(kinds) and all(k is SentenceKind.OTHER for k in kinds)

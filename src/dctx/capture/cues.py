@@ -373,3 +373,8 @@ def turn_aftermath(kinds: list[SentenceKind]) -> Aftermath:
     if SentenceKind.ACCEPTANCE in kinds:
         return Aftermath.ACCEPTANCE
     return Aftermath.NEW_REQUEST
+
+
+def standing_cue(text: str) -> bool:
+    """Does the text carry a persistence cue ("always", "from now on", "our policy")?"""
+    return _standing(text)

@@ -20,7 +20,7 @@ from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
 from dctx.compile.corrections import compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.tool_rules import compile_tool_signal
-from dctx.models import Evidence, EvidenceKind, Rule
+from dctx.models import Evidence, EvidenceKind, Rule, RuleStatus
 
 
 @dataclass(slots=True)
@@ -107,6 +107,8 @@ def _compile_one(
             rule.evidence_ids = [ev.id]
             rulebook.add(rule, raw=signal.raw)
     for rule in compiled.rules:
+        if signal.candidate:
+            rule.status = RuleStatus.CANDIDATE
         rulebook.add(rule, raw=signal.raw)
 
 

@@ -21,6 +21,8 @@ DUPLICATE = 0.90  # cosine at which two rules say the same thing
 SAME_TOPIC = 0.72  # cosine at which two rules are about the same behavior
 SAME_TOPIC_WITH_CUE = 0.45  # ... when the newer one says "instead", "actually", "no longer"
 WITHDRAW_MIN = 0.30
+# rules a new correction can agree with, replace or withdraw
+_LIVE = (RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE)
 
 _REPLACEMENT_CUE = re.compile(
     r"\b(instead|actually|rather|no longer|change|switch|not anymore|any more|now|from now on|"
@@ -84,6 +86,10 @@ class Rulebook:
         if best is not None and sim >= DUPLICATE:
             self._agree(best, rule, vec)
             return
+        if rule.status is RuleStatus.CANDIDATE:
+            # a lesson not yet admitted replaces and conflicts with nothing until it is
+            self._append(rule, vec)
+            return
         cue = bool(_REPLACEMENT_CUE.search(raw)) or (
             best is not None and _names_old_behavior(best, rule, raw)
         )
@@ -127,7 +133,7 @@ class Rulebook:
         best_sim = 0.0
         for i in np.argsort(-sims)[:20]:
             other = self.rules[int(i)]
-            if other.status not in (RuleStatus.ACTIVE, RuleStatus.DRAFT):
+            if other.status not in _LIVE:
                 continue
             if other.source is RuleSource.SELF_ASSESSMENT:
                 continue
@@ -156,7 +162,7 @@ class Rulebook:
             if (
                 other.actor != rule.actor
                 or other.source is not RuleSource.CORRECTION
-                or other.status not in (RuleStatus.ACTIVE, RuleStatus.DRAFT)
+                or other.status not in _LIVE
                 or other.scope.skill != rule.scope.skill
                 or other.scope.subject != rule.scope.subject
                 or self._turn.get(other.id) == (rule.conversation_id, raw)
@@ -181,6 +187,13 @@ class Rulebook:
         existing.evidence_ids.extend(rule.evidence_ids)
         existing.updated_at = rule.updated_at
         existing.history.append({"at": utcnow(), "event": "agreed", "actor": rule.actor})
+        if existing.status is RuleStatus.CANDIDATE and (
+            rule.status is not RuleStatus.CANDIDATE
+            or rule.conversation_id != existing.conversation_id
+        ):
+            # the lesson recurred in another session, or was said with confidence: admitted
+            existing.status = RuleStatus.ACTIVE
+            existing.history.append({"at": utcnow(), "event": "admitted", "by": rule.id})
         self._changed(existing)
 
     def _supersede(self, old: Rule, new: Rule) -> None:
@@ -220,9 +233,7 @@ class Rulebook:
         mine = [
             (i, r)
             for i, r in enumerate(self.rules)
-            if r.actor == actor
-            and r.scope.skill == skill
-            and r.status in (RuleStatus.ACTIVE, RuleStatus.DRAFT)
+            if r.actor == actor and r.scope.skill == skill and r.status in _LIVE
         ]
         if not mine:
             return None
