@@ -11,6 +11,7 @@ themselves live in `sqlite_ops.py`, the schema in `sqlite_migrations.py`.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sqlite3
@@ -50,6 +51,8 @@ from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
 
+log = logging.getLogger("dctx.store")
+
 _TOKEN = re.compile(r"\w+")
 _MAX_QUERY_TOKENS = 64
 _IN = ops.IN
@@ -88,6 +91,12 @@ def _rollback_quietly(conn: sqlite3.Connection, savepoint: str | None = None) ->
         else:
             conn.execute(f"ROLLBACK TO {savepoint}")
             conn.execute(f"RELEASE {savepoint}")
+
+
+def _scrub_fts(conn: sqlite3.Connection) -> None:
+    """Merge the full-text index into one segment: FTS5 deletes only add tombstones, so the
+    forgotten rules' words would otherwise stay in older segments."""
+    conn.execute("INSERT INTO rules_fts (rules_fts) VALUES ('optimize')")
 
 
 def _checked_path(raw: str) -> str:
@@ -295,6 +304,8 @@ class SQLiteStore:
             return ops.meta(conn, "embedder_id")
 
     def set_embedder_id(self, embedder_id: str, *, force: bool = False) -> None:
+        if self._tx_conn() is None and self.embedder_id() == embedder_id:
+            return  # already recorded: opening a memory to read takes no write lock
         with self._writing() as conn:
             stored = ops.meta(conn, "embedder_id")
             if stored == embedder_id:
@@ -351,23 +362,34 @@ class SQLiteStore:
     def forget_actor(self, namespace: str, actor: str) -> dict[str, int]:
         with self._writing() as conn:
             counts = ops.forget(conn, namespace, actor)
+            _scrub_fts(conn)
         self._checkpoint()
         return counts
 
     def drop_namespace(self, namespace: str) -> dict[str, int]:
         with self._writing() as conn:
             counts = ops.forget(conn, namespace, None)
+            _scrub_fts(conn)
         self._checkpoint()
         return counts
 
     def _checkpoint(self) -> None:
-        """Move the scrubbed pages into the main file now (best effort, never waits)."""
+        """After a forget: copy every WAL frame into the main file (where secure_delete has
+        zeroed the freed cells) and truncate the WAL, so no old page version holding the
+        forgotten text or vectors stays on disk. Waits up to the busy timeout for readers;
+        if one still holds an old snapshot, the WAL is truncated by a later checkpoint."""
         if self._memory or self._tx_conn() is not None:
             return
         conn = self._pool.acquire()
         try:
             with suppress(sqlite3.Error):
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                if busy:
+                    log.warning(
+                        "SQLite store %s: a reader kept the WAL from being truncated after a "
+                        "forget; it still holds old pages until the next checkpoint",
+                        self.path,
+                    )
         finally:
             self._pool.release(conn)
 
