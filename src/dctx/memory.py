@@ -241,6 +241,8 @@ class Memory:
     ) -> None:
         """The write phase, inside the transaction: cross-capture counts, merge, write."""
         namespace, sessions, batch = work.namespace, work.sessions, work.batch
+        # first, so a backend that locks per namespace holds it for the counts below too
+        index = self.store.rule_index(namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT])
         tool_signals = work.tool_signals
         tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
         tool_signals.extend(fruitless_lookups(self.store, sessions))
@@ -249,7 +251,6 @@ class Memory:
         report.corrections += sum(1 for c in corrections if c.aftermath.value == "correction")
         report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
         report.tool_signals += len(tool_signals)
-        index = self.store.rule_index(namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT])
         rulebook = Rulebook(index.rules, index.text_vectors, embedder)
         result = compile_signals(rulebook, corrections, tool_signals, chain_compiler=chains)
         batch.evidence.extend(result.evidence)

@@ -287,12 +287,22 @@ class SQLiteStore:
     # --- lifecycle -------------------------------------------------------------------------
 
     def migrate(self) -> list[str]:
+        if self._tx_conn() is None and not self._pending_migrations():
+            return []  # up to date: opening a store to read takes no write lock
         with self._writing() as conn:
             conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
                 "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
             )
             return SQLITE_MIGRATIONS.apply(conn, _Ledger(conn))
+
+    def _pending_migrations(self) -> bool:
+        with self._reading() as conn:
+            exists = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                (MIGRATIONS_TABLE,),
+            ).fetchone()
+            return exists is None or bool(SQLITE_MIGRATIONS.pending(_Ledger(conn).applied()))
 
     def close(self) -> None:
         self._pool.close()
