@@ -97,11 +97,12 @@ class BodyLimit:
 
 def host_allowed(host: str, allowed: Iterable[str]) -> bool:
     """Whether a Host / Origin host name may reach a server without an API key."""
-    name = host.strip().lower().rstrip(".")
+    name = host.strip().lower()
     if name.startswith("[") and "]" in name:
         name = name[1 : name.index("]")]
     elif name.count(":") == 1:
         name = name.rsplit(":", 1)[0]
+    name = name.rstrip(".")  # "localhost." is localhost
     if not name:
         return False
     if name in LOCAL_NAMES or name in {a.lower() for a in allowed}:

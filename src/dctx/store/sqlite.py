@@ -93,12 +93,6 @@ def _rollback_quietly(conn: sqlite3.Connection, savepoint: str | None = None) ->
             conn.execute(f"RELEASE {savepoint}")
 
 
-def _scrub_fts(conn: sqlite3.Connection) -> None:
-    """Merge the full-text index into one segment: FTS5 deletes only add tombstones, so the
-    forgotten rules' words would otherwise stay in older segments."""
-    conn.execute("INSERT INTO rules_fts (rules_fts) VALUES ('optimize')")
-
-
 def _checked_path(raw: str) -> str:
     path = Path(raw).expanduser().absolute()
     if path.is_dir():
@@ -372,14 +366,12 @@ class SQLiteStore:
     def forget_actor(self, namespace: str, actor: str) -> dict[str, int]:
         with self._writing() as conn:
             counts = ops.forget(conn, namespace, actor)
-            _scrub_fts(conn)
         self._checkpoint()
         return counts
 
     def drop_namespace(self, namespace: str) -> dict[str, int]:
         with self._writing() as conn:
             counts = ops.forget(conn, namespace, None)
-            _scrub_fts(conn)
         self._checkpoint()
         return counts
 
