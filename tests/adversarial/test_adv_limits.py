@@ -237,3 +237,34 @@ def test_opening_and_reading_take_no_write_lock(tmp_path: Path) -> None:
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+class WatchingLLM:
+    """An LLM that notes whether a write transaction is open on its thread when called; it
+    answers nonsense, so every step falls back to the deterministic result."""
+
+    id = "watching:test"
+
+    def __init__(self) -> None:
+        self.store: SQLiteStore | None = None
+        self.inside: list[bool] = []
+
+    def complete(self, system: str, user: str, *, schema: Any = None) -> tuple[str, Any]:
+        from dctx.providers.base import Usage
+
+        assert self.store is not None
+        self.inside.append(self.store._tx_conn() is not None)
+        return "not json", Usage(input_tokens=1, output_tokens=1)
+
+
+def test_llm_calls_run_before_the_write_transaction(tmp_path: Path) -> None:
+    from server.conftest import segment_session
+
+    llm = WatchingLLM()
+    store = SQLiteStore(tmp_path / "llm.db")
+    llm.store = store
+    seed = segment_session()
+    with Memory(store, embedder="hashing", llm=llm) as mem:
+        report = mem.capture(seed["messages"], actor=seed["actor"], skill=seed["skill"])
+    assert report.added  # the deterministic fallback still learned the lesson
+    assert llm.inside and not any(llm.inside), "an LLM call ran inside the write transaction"
