@@ -98,18 +98,13 @@ def check_json_text(
         data = json.loads(text)
     except ValueError:
         return  # not JSON: plain text
-    except RecursionError:
-        data = None
-        depth_error = True
-    else:
-        depth_error = False
-    if depth_error:
+    except RecursionError:  # deeper than the parser's stack: far beyond any limit
         raise TraceFormatError(
             f"is JSON nested deeper than {limits.nesting_depth} levels (the limit); flatten it",
             session=session,
             index=index,
             field=field,
-        )
+        ) from None
     check_value(data, field=field, limits=limits, session=session, index=index)
 
 
