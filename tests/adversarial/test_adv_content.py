@@ -172,3 +172,30 @@ def test_mcp(mem: Memory, case: str) -> None:
     if case != "empty message list":
         assert (error["code"], error.get("index"), error["field"]) == ("trace_format", index, field)
     assert mem.store.count_rows()["sessions"] == 0
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda r: r.update(text=r["text"] + " \x00"), "NUL"),
+        (lambda r: r.update(text=r["text"] + " \ud800"), "surrogate"),
+        (lambda r: r["scope"].update(actor="al\u202eice"), "scope.actor"),
+    ],
+    ids=["NUL in text", "surrogate in text", "right-to-left override in scope actor"],
+)
+def test_rule_import(
+    mem: Memory, alice_rule: str, url: str, tmp_path: Path, change: Any, said: str
+) -> None:
+    """`dctx rules import` checks a rule file like a trace: exit 2, nothing written, on
+    PostgreSQL too (no 'store unavailable' for a NUL)."""
+    env = {"DCTX_DB": url, "DCTX_EMBEDDER": "hashing"}
+    exported = tmp_path / "rules.json"
+    assert CliRunner().invoke(app, ["rules", "export", str(exported)], env=env).exit_code == 0
+    doc = json.loads(exported.read_text(encoding="utf-8"))
+    change(doc["rules"][0])
+    doc["rules"][0]["id"] = "rule_imported"
+    exported.write_text(json.dumps(doc), encoding="utf-8")
+    result = CliRunner().invoke(app, ["rules", "import", str(exported)], env=env)
+    assert result.exit_code == 2, result.output
+    assert said in result.stderr and "rules[0]" in result.stderr
+    assert [r.id for r in mem.rules()] == [alice_rule]
