@@ -6,6 +6,7 @@ from dctx.errors import (
     ConfigError,
     DctxError,
     EmbedderMismatchError,
+    InvalidIdentifierError,
     MissingDependencyError,
     NotFoundError,
     ProviderError,
@@ -29,14 +30,18 @@ from dctx.models import (
     TriggerKind,
     Unit,
 )
+from dctx.validation.limits import DEFAULT_LIMITS, Limits
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "CaptureReport",
     "ConfigError",
     "DctxError",
     "EmbedderMismatchError",
+    "InvalidIdentifierError",
+    "Limits",
     "Memory",
     "Message",
     "MissingDependencyError",

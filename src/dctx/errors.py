@@ -4,6 +4,7 @@
     ├── UserError                 (the caller can fix it)
     │   ├── ConfigError           bad option, URL, missing key
     │   ├── MissingDependencyError  an optional extra is not installed
+    │   ├── InvalidIdentifierError  an actor, skill, namespace or id that is not a clean name
     │   ├── TraceFormatError      a malformed trace (names file, session, message index, field)
     │   ├── ScenarioFormatError   a DC-Bench scenario file that breaks the contract
     │   └── NotFoundError         an id that does not exist
@@ -41,6 +42,16 @@ class MissingDependencyError(ConfigError):
             f"{feature} needs the optional dependency '{pkg}'. "
             f"Install it with: pip install 'dctx[{extra}]'"
         )
+
+
+class InvalidIdentifierError(UserError):
+    """An identifier (actor, skill, namespace, conversation / rule / run id) is not valid:
+    empty, too long, or holding a non-printable character. Carries the field it came in."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field} {reason} (see Security model > Limits in the README)")
 
 
 class TraceFormatError(UserError):
@@ -119,6 +130,7 @@ __all__ = [
     "ConfigError",
     "DctxError",
     "EmbedderMismatchError",
+    "InvalidIdentifierError",
     "MissingDependencyError",
     "NotFoundError",
     "ProviderError",

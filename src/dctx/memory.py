@@ -25,7 +25,7 @@ from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
 from dctx.capture.self_assess import assess
-from dctx.compile.compiler import compile_signals
+from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
 from dctx.compile.maintain import Rulebook
 from dctx.errors import NotFoundError
 from dctx.inject.run import Run
@@ -41,9 +41,19 @@ from dctx.models import (
 )
 from dctx.providers.base import LLM, Embedder
 from dctx.providers.embedders import get_embedder
+from dctx.providers.memo_embedder import MemoEmbedder
 from dctx.providers.usage import UsageTotals, metering
 from dctx.retrieve.engine import Retriever
 from dctx.store.base import CaptureBatch, Store
+from dctx.store.pending_cache import PendingCache
+from dctx.validation import (
+    DEFAULT_LIMITS,
+    Limits,
+    check_session,
+    check_text,
+    identifier,
+    optional_identifier,
+)
 
 if TYPE_CHECKING:
     from dctx.providers.llm_pipeline import LLMPipeline
@@ -73,12 +83,26 @@ class CaptureReport:
         return out
 
 
+@dataclass(slots=True)
+class _Prepared:
+    """One namespace's share of a capture after the work phase, ready to merge and write."""
+
+    namespace: str
+    sessions: list[Session]
+    batch: CaptureBatch
+    corrections: list[CorrectionSignal] = field(default_factory=list)
+    tool_signals: list[ToolPatternSignal] = field(default_factory=list)
+
+
 class Memory:
     """Persistent behavioral memory for tool-using agents.
 
     `llm` ("provider:model" or an LLM) lets capture ask a model to decide ambiguous user
     turns, to assess tool calls and to compile corrections; each step falls back to the
     deterministic one when the model fails. Without it, capture makes no model call.
+
+    Every identifier a caller passes (actor, skill, namespace, conversation and rule ids) is
+    checked and NFC-normalized (`dctx.validation`); `limits` bounds what a capture accepts.
     """
 
     def __init__(
@@ -92,7 +116,10 @@ class Memory:
         embed_nodes: bool = True,
         classifier: AftermathClassifier | None = None,
         llm: str | LLM | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
+        self.limits = limits
+        namespace = identifier(namespace, "namespace", limits=limits)
         if isinstance(store, Store):
             self.store: Store = store
         else:
@@ -131,39 +158,62 @@ class Memory:
         """Capture one conversation (OpenAI chat or Anthropic messages) and learn from it."""
         session = parse_messages(
             messages,
-            conversation_id=conversation_id,
-            actor=actor,
-            skill=skill,
-            namespace=namespace or self.namespace,
+            conversation_id=optional_identifier(
+                conversation_id, "conversation_id", limits=self.limits
+            ),
+            actor=identifier(actor, "actor", limits=self.limits),
+            skill=identifier(skill, "skill", limits=self.limits),
+            namespace=self._namespace(namespace),
             timestamp=timestamp or utcnow(),
             source=source,
+            limits=self.limits,
         )
         return self.capture_sessions([session])
 
     def capture_file(self, path: str | Path, **defaults: Any) -> CaptureReport:
         """Capture every session of a JSONL / JSON / YAML trace file in one transaction."""
-        return self.capture_sessions(load_sessions(path, **defaults))
+        return self.capture_sessions(load_sessions(path, limits=self.limits, **defaults))
 
     def capture_sessions(self, sessions: Sequence[Session]) -> CaptureReport:
-        """Learn from parsed sessions. All-or-nothing: one transaction for the whole call."""
+        """Learn from parsed sessions. All-or-nothing: one transaction for the whole call.
+
+        Checking, classifying, LLM calls and embedding run first, with no lock held; the
+        write transaction then only reads the rulebook, merges into it and writes, so a slow
+        model or a large capture never holds the store's write lock (README, Security model).
+        """
+        for s in sessions:
+            check_session(s, limits=self.limits)  # fails fast: nothing done, no lock taken
         report = CaptureReport(sessions=len(sessions))
         by_ns: dict[str, list[Session]] = {}
         for s in sessions:
             by_ns.setdefault(s.namespace, []).append(s)
             report.messages += len(s.messages)
-        with metering() as meter, self.store.transaction():
-            for namespace, group in by_ns.items():
-                self._capture_namespace(namespace, group, report)
+        cache = PendingCache(self.store)
+        steps = self._llm_steps.over(cache) if self._llm_steps is not None else None
+        chains = ForeseenChains(steps) if steps is not None else None
+        embedder = MemoEmbedder(self.embedder)
+        with metering() as meter:
+            work = [
+                self._prepare(ns, group, steps, chains, embedder) for ns, group in by_ns.items()
+            ]
+            with self.store.transaction():
+                cache.flush()
+                for item in work:
+                    self._merge_and_write(item, chains, embedder, report)
         report.usage = meter.totals()
         return report
 
-    def _capture_namespace(
-        self, namespace: str, sessions: list[Session], report: CaptureReport
-    ) -> None:
-        batch = CaptureBatch(sessions=list(sessions))
-        corrections: list[CorrectionSignal] = []
-        graphs: list[SessionGraph] = []
-        steps = self._llm_steps
+    def _prepare(
+        self,
+        namespace: str,
+        sessions: list[Session],
+        steps: LLMPipeline | None,
+        chains: ForeseenChains | None,
+        embedder: MemoEmbedder,
+    ) -> _Prepared:
+        """The work phase: signals, graph, node vectors and every text the compile will
+        embed, computed without writing (LLM answers wait in the pending cache)."""
+        work = _Prepared(namespace, sessions, CaptureBatch(sessions=list(sessions)))
         for session in sorted(sessions, key=lambda s: s.timestamp):
             classifier = self.classifier
             if classifier is None and steps is not None:
@@ -172,23 +222,37 @@ class Memory:
             subjects = signals[-1].subjects if signals else []
             graph = build_graph(session, subjects)
             _anchor(signals, graph)
-            corrections.extend(signals)
-            graphs.append(graph)
-            batch.nodes.extend(graph.nodes)
-            batch.edges.extend(graph.edges)
-            batch.evidence.extend(graph.evidence)
-        tool_signals: list[ToolPatternSignal] = list(assess(sessions, steps))
+            work.corrections.extend(signals)
+            work.batch.nodes.extend(graph.nodes)
+            work.batch.edges.extend(graph.edges)
+            work.batch.evidence.extend(graph.evidence)
+        work.tool_signals = list(assess(sessions, steps))
+        if self.embed_nodes and work.batch.nodes:
+            work.batch.node_vectors.update(node_vectors(self.embedder, work.batch.nodes))
+        embedder.prime(foreseen_texts(work.corrections, work.tool_signals, chains))
+        return work
+
+    def _merge_and_write(
+        self,
+        work: _Prepared,
+        chains: ForeseenChains | None,
+        embedder: MemoEmbedder,
+        report: CaptureReport,
+    ) -> None:
+        """The write phase, inside the transaction: cross-capture counts, merge, write."""
+        namespace, sessions, batch = work.namespace, work.sessions, work.batch
+        # first, so a backend that locks per namespace holds it for the counts below too
+        index = self.store.rule_index(namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT])
+        tool_signals = work.tool_signals
         tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
         tool_signals.extend(fruitless_lookups(self.store, sessions))
         tool_signals.extend(empty_fallbacks(self.store, sessions))
+        corrections = work.corrections
         report.corrections += sum(1 for c in corrections if c.aftermath.value == "correction")
         report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
         report.tool_signals += len(tool_signals)
-        if self.embed_nodes and batch.nodes:
-            batch.node_vectors.update(node_vectors(self.embedder, batch.nodes))
-        index = self.store.rule_index(namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT])
-        rulebook = Rulebook(index.rules, index.text_vectors, self.embedder)
-        result = compile_signals(rulebook, corrections, tool_signals, chain_compiler=steps)
+        rulebook = Rulebook(index.rules, index.text_vectors, embedder)
+        result = compile_signals(rulebook, corrections, tool_signals, chain_compiler=chains)
         batch.evidence.extend(result.evidence)
         new_rules = result.maintenance.new_rules
         if self.review:
@@ -196,7 +260,7 @@ class Memory:
                 rule.status = RuleStatus.DRAFT
         if new_rules:
             # text vectors were computed during maintenance; only trigger texts are new here
-            triggers = self.embedder.embed([r.trigger.text or r.text for r in new_rules])
+            triggers = embedder.embed([r.trigger.text or r.text for r in new_rules])
             for rule, trigger_vec in zip(new_rules, triggers, strict=True):
                 batch.rule_vectors[rule.id] = (
                     result.maintenance.new_vectors[rule.id],
@@ -225,10 +289,10 @@ class Memory:
     ) -> Run:
         """Begin a run: stage-1 rules are ready in `run.units` / `run.messages`."""
         return Run(
-            namespace=namespace or self.namespace,
-            actor=actor,
-            skill=skill,
-            query=query,
+            namespace=self._namespace(namespace),
+            actor=identifier(actor, "actor", limits=self.limits),
+            skill=identifier(skill, "skill", limits=self.limits),
+            query=check_text(query, field="query", limits=self.limits),
             tools=_tool_names(tools),
             retriever=self.retriever,
             embedder=self.embedder,
@@ -246,15 +310,18 @@ class Memory:
     ) -> list[Rule]:
         statuses = [status] if isinstance(status, RuleStatus) else status
         return self.store.list_rules(
-            namespace=namespace or self.namespace, actor=actor, skill=skill, statuses=statuses
+            namespace=self._namespace(namespace),
+            actor=optional_identifier(actor, "actor", limits=self.limits),
+            skill=optional_identifier(skill, "skill", limits=self.limits),
+            statuses=statuses,
         )
 
     def rule(self, rule_id: str) -> Rule:
-        return self.store.get_rule(rule_id)
+        return self.store.get_rule(self._rule_id(rule_id))
 
     def explain(self, rule_id: str) -> dict[str, Any]:
         """Provenance of a rule: who said what, when, in which session and message."""
-        rule = self.store.get_rule(rule_id)
+        rule = self.store.get_rule(self._rule_id(rule_id))
         evidence = self.store.get_evidence(rule.evidence_ids)
         nodes = self.store.get_nodes([rule.trigger.node_id] if rule.trigger.node_id else [])
         return {
@@ -264,7 +331,7 @@ class Memory:
         }
 
     def set_status(self, rule_id: str, status: RuleStatus, note: str = "") -> Rule:
-        return self.store.set_rule_status(rule_id, status, note=note)
+        return self.store.set_rule_status(self._rule_id(rule_id), status, note=note)
 
     def disable(self, rule_id: str) -> Rule:
         return self.set_status(rule_id, RuleStatus.DISABLED, "disabled by user")
@@ -276,11 +343,12 @@ class Memory:
         return self.set_status(rule_id, RuleStatus.ACTIVE, "approved in review")
 
     def delete(self, rule_id: str) -> None:
-        self.store.delete_rule(rule_id)
+        self.store.delete_rule(self._rule_id(rule_id))
 
     def edit(self, rule_id: str, text: str) -> Rule:
         """Replace a rule's text (kept in its history) and re-embed it."""
-        rule = self.store.get_rule(rule_id)
+        rule = self.store.get_rule(self._rule_id(rule_id))
+        check_text(text, field="text", limits=self.limits)
         if not text.strip():
             raise NotFoundError("a rule's text cannot be empty") from None
         rule.history.append({"at": utcnow(), "event": "edited", "old_text": rule.text})
@@ -291,7 +359,17 @@ class Memory:
         return rule
 
     def forget_actor(self, actor: str, *, namespace: str | None = None) -> dict[str, int]:
-        return self.store.forget_actor(namespace or self.namespace, actor)
+        return self.store.forget_actor(
+            self._namespace(namespace), identifier(actor, "actor", limits=self.limits)
+        )
+
+    def _namespace(self, namespace: str | None) -> str:
+        if namespace is None:
+            return self.namespace
+        return identifier(namespace, "namespace", limits=self.limits)
+
+    def _rule_id(self, rule_id: str) -> str:
+        return identifier(rule_id, "rule_id", limits=self.limits)
 
     def close(self) -> None:
         self.store.close()

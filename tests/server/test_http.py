@@ -233,7 +233,11 @@ def test_api_key(live_keyed: LiveServer) -> None:
         assert wrong.status_code == 401
         right = anon.get("/v1/default/rules", headers={"X-API-Key": "k-123"})
         assert right.status_code == 200 and right.json() == []
-        schema = anon.get("/openapi.json").json()
+        for path in ("/openapi.json", "/docs", "/redoc"):  # the schema is behind the key too
+            hidden = anon.get(path)
+            assert hidden.status_code == 401 and hidden.json()["error"]["code"] == "unauthorized"
+            assert anon.get(path, headers={"X-API-Key": "k-123"}).status_code == 200
+        schema = anon.get("/openapi.json", headers={"X-API-Key": "k-123"}).json()
         assert "APIKeyHeader" in schema["components"]["securitySchemes"]
 
 

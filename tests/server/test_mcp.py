@@ -4,6 +4,7 @@ spawns `dctx mcp --db ...`) and streamable HTTP (`dctx mcp --transport http` on 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -36,9 +37,12 @@ TOOLS = {
 
 
 def _stdio(db: Path, *extra: str) -> Client:
+    # the SDK hands a stdio server only a few safe variables; PYTHONPATH must reach it so the
+    # spawned `dctx mcp` runs the code under test, not whatever the venv has installed
+    env = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
     return Client(
         StdioServerParameters(
-            command=DCTX, args=["mcp", "--db", str(db), "--embedder", "hashing", *extra]
+            command=DCTX, args=["mcp", "--db", str(db), "--embedder", "hashing", *extra], env=env
         )
     )
 

@@ -24,6 +24,7 @@ from dctx.capture.parse_openai import parse_openai_messages, to_plain
 from dctx.capture.tool_errors import is_error
 from dctx.errors import TraceFormatError
 from dctx.models import DEFAULT_NAMESPACE, Message, Session, ToolCall, new_id, utcnow
+from dctx.validation import DEFAULT_LIMITS, Limits, check_count, check_messages
 
 WireFormat = Literal["openai", "anthropic"]
 
@@ -118,8 +119,12 @@ def parse_messages(
     timestamp: str | datetime | None = None,
     source: str | None = None,
     wire_format: WireFormat | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Session:
-    """One message list (OpenAI or Anthropic; detected unless `wire_format` says) -> Session."""
+    """One message list (OpenAI or Anthropic; detected unless `wire_format` says) -> Session.
+
+    The messages are checked against `limits` (count, size, nesting, encoding) before results
+    are linked, so oversized or unstorable input fails here, before any work on it."""
     conv = conversation_id or new_id("conv")
     try:
         if isinstance(messages, str | bytes | dict) or not isinstance(messages, Iterable):
@@ -129,11 +134,20 @@ def parse_messages(
                 field="messages",
             )
         messages = list(messages)
-        fmt = wire_format or detect_format(messages, session=conv)
-        if fmt == "anthropic":
-            parsed = parse_anthropic_messages(messages, session=conv)
-        else:
-            parsed = parse_openai_messages(messages, session=conv)
+        check_count(len(messages), session=conv, limits=limits)  # before parsing any
+        try:
+            fmt = wire_format or detect_format(messages, session=conv)
+            if fmt == "anthropic":
+                parsed = parse_anthropic_messages(messages, session=conv)
+            else:
+                parsed = parse_openai_messages(messages, session=conv)
+        except RecursionError:
+            raise TraceFormatError(
+                f"a message is nested deeper than {limits.nesting_depth} levels (the limit)",
+                session=conv,
+                field="messages",
+            ) from None
+        check_messages(parsed, session=conv, limits=limits)
         _link_results(
             parsed, session=conv, id_field="tool_use_id" if fmt == "anthropic" else "tool_call_id"
         )
@@ -156,6 +170,7 @@ def load_sessions(
     actor: str | None = None,
     skill: str | None = None,
     namespace: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[Session]:
     """Every session in a trace file (JSONL, JSON, YAML seed, tau-bench), in file order.
 
@@ -173,6 +188,7 @@ def load_sessions(
                 namespace=raw.namespace or namespace or DEFAULT_NAMESPACE,
                 timestamp=raw.timestamp,
                 source=source,
+                limits=limits,
             )
         )
     return sessions

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from dctx.capture.parse import load_sessions
 from dctx.cli import _common as c
 from dctx.cli._render import print_rules
 from dctx.errors import ConfigError
@@ -54,8 +55,9 @@ def capture(
 ) -> None:
     """Capture trace files and learn rules from their human corrections and tool failures.
 
-    All files are captured in one transaction: if any message is malformed, the error names
-    the file, session, message index and field, and nothing is written.
+    Every file is read and checked first, then all are captured in one transaction: if any
+    message is malformed, the error names the file, session, message index and field, and
+    nothing is written.
 
     A session record looks like (OpenAI or Anthropic messages):
 
@@ -76,47 +78,51 @@ def capture(
     for path in files:
         if not path.is_file():
             raise ConfigError(f"trace file not found: {path}")
-    reports: list[tuple[Path, Any]] = []
-    with (
-        c.closing(c.open_memory(cfg, review=review, llm=llm or None)) as mem,
-        mem.store.transaction(),
-        Progress(
+    with c.closing(c.open_memory(cfg, review=review, llm=llm or None)) as mem:
+        loaded: list[tuple[Path, list[Any]]] = []
+        with Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             console=c.err_console(),
             transient=True,
             disable=as_json or not c.err_console().is_terminal,
-        ) as progress,
-    ):
-        task = progress.add_task("capturing", total=len(files))
-        for path in files:
-            progress.update(task, description=f"capturing {path.name}")
-            report = mem.capture_file(path, actor=actor, skill=skill, namespace=cfg.namespace)
-            reports.append((path, report))
-            progress.advance(task)
-    _print(reports, as_json=as_json)
+        ) as progress:
+            task = progress.add_task("reading", total=len(files))
+            for path in files:
+                progress.update(task, description=f"reading {path.name}")
+                loaded.append(
+                    (path, load_sessions(path, actor=actor, skill=skill, namespace=cfg.namespace))
+                )
+                progress.advance(task)
+        # every file is parsed and checked before the one capture (and its transaction) starts
+        report = mem.capture_sessions([s for _, sessions in loaded for s in sessions])
+    _print(loaded, report, as_json=as_json)
 
 
-def _print(reports: list[tuple[Path, Any]], *, as_json: bool) -> None:
-    added: list[Rule] = [r for _, rep in reports for r in rep.added]
-    changed: list[Rule] = [r for _, rep in reports for r in rep.changed]
+def _print(files: list[tuple[Path, list[Any]]], rep: Any, *, as_json: bool) -> None:
+    added: list[Rule] = list(rep.added)
+    changed: list[Rule] = list(rep.changed)
     total = {
-        key: sum(getattr(rep, key) for _, rep in reports)
+        key: getattr(rep, key)
         for key in ("sessions", "messages", "corrections", "withdrawals", "tool_signals")
     }
-    usage = sum((rep.usage for _, rep in reports), UsageTotals())
+    usage: UsageTotals = rep.usage
     if as_json:
         c.print_json(
             {
                 "files": [
-                    {"file": str(p), "sessions": rep.sessions, "messages": rep.messages}
-                    for p, rep in reports
+                    {
+                        "file": str(p),
+                        "sessions": len(sessions),
+                        "messages": sum(len(s.messages) for s in sessions),
+                    }
+                    for p, sessions in files
                 ],
                 **total,
                 "added": [r.to_dict() for r in added],
                 "changed": [r.to_dict() for r in changed],
-                "log": [line for _, rep in reports for line in rep.log],
+                "log": list(rep.log),
                 "usage": usage.to_dict(),
             }
         )
@@ -124,7 +130,7 @@ def _print(reports: list[tuple[Path, Any]], *, as_json: bool) -> None:
     out = c.console()
     out.print(
         f"Captured {total['sessions']} sessions ({total['messages']} messages) from "
-        f"{len(reports)} file{'s' if len(reports) != 1 else ''}: "
+        f"{len(files)} file{'s' if len(files) != 1 else ''}: "
         f"{total['corrections']} corrections, {total['withdrawals']} withdrawals, "
         f"{total['tool_signals']} tool-call patterns."
     )
@@ -134,9 +140,8 @@ def _print(reports: list[tuple[Path, Any]], *, as_json: bool) -> None:
         print_rules(out, added, f"Learned {len(added)} new rules:")
     if changed:
         print_rules(out, changed, f"Changed {len(changed)} existing rules:")
-    for _, rep in reports:
-        for line in rep.log:
-            out.print(f"  {line}", markup=False)
+    for line in rep.log:
+        out.print(f"  {line}", markup=False)
     if not added and not changed:
         out.print("Nothing new to learn from these sessions.")
 

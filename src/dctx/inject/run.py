@@ -17,6 +17,7 @@ from dctx.providers.base import Embedder
 from dctx.providers.usage import UsageMeter, UsageTotals, metering
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.engine import Retriever
+from dctx.validation import check_json_text, check_value
 
 
 @dataclass(slots=True)
@@ -89,9 +90,20 @@ class Run:
         return self._meter.totals()
 
     def observe(self, tool_call: Any, tool_result: Any) -> list[Unit]:
-        """Record a tool call and its result; return the units newly triggered (stage 2)."""
+        """Record a tool call and its result; return the units newly triggered (stage 2).
+
+        Arguments and result are checked first (nesting depth, valid text): a hostile value
+        raises TraceFormatError naming the field, never RecursionError."""
         name, arguments = _call_parts(tool_call)
-        result = tool_result if isinstance(tool_result, str) else json.dumps(tool_result)
+        check_value(name, field="tool")
+        check_value(arguments, field="arguments")
+        if isinstance(tool_result, str):
+            check_value(tool_result, field="result")
+            check_json_text(tool_result, field="result")
+            result = tool_result
+        else:
+            check_value(tool_result, field="result")
+            result = json.dumps(tool_result)
         self.decision_point += 1
         step = self.ctx.add_step(name, arguments, result)
         with metering(self._meter):
@@ -136,7 +148,7 @@ def _call_parts(tool_call: Any) -> tuple[str, dict[str, Any]]:
     if isinstance(args, str):
         try:
             args = json.loads(args) if args.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or too deep to be arguments
             args = {"_raw": args}
     if not isinstance(args, dict):
         args = {"_value": args}

@@ -113,11 +113,18 @@ class View:
 
 @dataclass(slots=True)
 class Snapshot:
-    """A namespace's injectable rules and vectors, with arrays for vectorized scope masks."""
+    """A namespace's injectable rules and vectors, with arrays for vectorized scope masks.
+
+    Scope skills and actors are held as integer codes (0: unscoped), never as numpy string
+    arrays: numpy compares strings as fixed-width, trailing-NUL-padded values, so
+    "alice\x00" would equal "alice". A name the snapshot does not know has no code.
+    """
 
     index: RuleIndex
-    skills: np.ndarray
-    actors: np.ndarray
+    skills: np.ndarray  # int codes into skill_codes
+    actors: np.ndarray  # int codes into actor_codes
+    skill_codes: dict[str, int]
+    actor_codes: dict[str, int]
     kinds: np.ndarray
     conditional: np.ndarray  # QUERY rules whose trigger is a stated request condition
     views: dict[tuple[str, str], View] = field(default_factory=dict)  # by (skill, actor)
@@ -125,13 +132,26 @@ class Snapshot:
     @classmethod
     def build(cls, index: RuleIndex) -> Snapshot:
         rules = index.rules
+        skill_codes: dict[str, int] = {}
+        actor_codes: dict[str, int] = {}
         return cls(
             index=index,
-            skills=np.array([r.scope.skill or "" for r in rules], dtype=object),
-            actors=np.array([r.scope.actor or "" for r in rules], dtype=object),
+            skills=_codes([r.scope.skill for r in rules], skill_codes),
+            actors=_codes([r.scope.actor for r in rules], actor_codes),
+            skill_codes=skill_codes,
+            actor_codes=actor_codes,
             kinds=np.array([r.trigger.kind.value for r in rules], dtype=object),
             conditional=np.array([bool(r.qualifiers) for r in rules], dtype=bool),
         )
+
+
+def _codes(names: Sequence[str | None], codes: dict[str, int]) -> np.ndarray:
+    """Exact integer codes for scope names: 0 for None or "", then 1, 2, ... per distinct name."""
+    out = np.zeros(len(names), dtype=np.int64)
+    for i, name in enumerate(names):
+        if name:
+            out[i] = codes.setdefault(name, len(codes) + 1)
+    return out
 
 
 class Retriever:
@@ -163,8 +183,10 @@ class Retriever:
         view = snap.views.get(key)
         if view is None:
             if snap.index.rules:
-                mask = ((snap.skills == "") | (snap.skills == skill)) & (
-                    (snap.actors == "") | (snap.actors == actor)
+                skill_code = snap.skill_codes.get(skill, -1)  # -1: matches no rule's scope
+                actor_code = snap.actor_codes.get(actor, -1)
+                mask = ((snap.skills == 0) | (snap.skills == skill_code)) & (
+                    (snap.actors == 0) | (snap.actors == actor_code)
                 )
                 idx = np.flatnonzero(mask)
             else:

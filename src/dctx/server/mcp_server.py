@@ -43,8 +43,9 @@ from dctx.server.schemas import (
 from dctx.server.service import DctxService
 
 try:
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from mcp.types import CallToolResult, InputRequiredResult
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("The dctx MCP server (dctx mcp)", "mcp", "mcp") from exc
 
@@ -75,9 +76,36 @@ def _error_text(detail: ErrorDetail) -> str:
     return json.dumps(ErrorBody(error=detail).model_dump(exclude_none=True))
 
 
+class _DctxMCP(MCPServer[Any]):
+    """MCPServer whose tool errors are the API's JSON error body and nothing else.
+
+    The SDK checks arguments against the tool schema before the tool runs and reports a
+    mismatch as pydantic's text behind "Error executing tool ..."; here it becomes the same
+    `validation_error` body the HTTP API sends, and a dctx error keeps its JSON unprefixed.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # a crash: the SDK logs it and sends no internals
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                errors = list(cause.errors())
+                raise ToolError(_error_text(validation_detail(errors))) from cause  # type: ignore[arg-type]
+            if isinstance(cause, ToolError):  # raised by `_call`: already the JSON body
+                raise ToolError(str(cause)) from cause
+            raise ToolError(
+                _error_text(ErrorDetail(code="bad_request", status=400, message=str(exc)))
+            ) from exc
+
+
 def create_mcp(service: DctxService, *, namespace: str = "default") -> MCPServer[Any]:
     """An MCPServer whose tools call `service`; `namespace` is the default tenant."""
-    server: MCPServer[Any] = MCPServer("dctx", instructions=INSTRUCTIONS)
+    server: MCPServer[Any] = _DctxMCP("dctx", instructions=INSTRUCTIONS)
 
     def ns(given: str | None) -> str:
         return given or namespace

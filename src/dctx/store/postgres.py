@@ -383,6 +383,8 @@ class PostgresStore:
             return ops.meta(conn, "embedder_id")
 
     def set_embedder_id(self, embedder_id: str, *, force: bool = False) -> None:
+        if self._tx_conn() is None and self.embedder_id() == embedder_id:
+            return  # already recorded: opening a memory to read takes no write lock
         with self._writing() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s, 1)", (ops.LOCK_MIGRATE,))
             stored = ops.meta(conn, "embedder_id")

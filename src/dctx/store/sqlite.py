@@ -11,6 +11,7 @@ themselves live in `sqlite_ops.py`, the schema in `sqlite_migrations.py`.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sqlite3
@@ -49,6 +50,8 @@ from dctx.store.base import CaptureBatch, RuleIndex, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
+
+log = logging.getLogger("dctx.store")
 
 _TOKEN = re.compile(r"\w+")
 _MAX_QUERY_TOKENS = 64
@@ -278,12 +281,22 @@ class SQLiteStore:
     # --- lifecycle -------------------------------------------------------------------------
 
     def migrate(self) -> list[str]:
+        if self._tx_conn() is None and not self._pending_migrations():
+            return []  # up to date: opening a store to read takes no write lock
         with self._writing() as conn:
             conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
                 "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
             )
             return SQLITE_MIGRATIONS.apply(conn, _Ledger(conn))
+
+    def _pending_migrations(self) -> bool:
+        with self._reading() as conn:
+            exists = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                (MIGRATIONS_TABLE,),
+            ).fetchone()
+            return exists is None or bool(SQLITE_MIGRATIONS.pending(_Ledger(conn).applied()))
 
     def close(self) -> None:
         self._pool.close()
@@ -295,6 +308,8 @@ class SQLiteStore:
             return ops.meta(conn, "embedder_id")
 
     def set_embedder_id(self, embedder_id: str, *, force: bool = False) -> None:
+        if self._tx_conn() is None and self.embedder_id() == embedder_id:
+            return  # already recorded: opening a memory to read takes no write lock
         with self._writing() as conn:
             stored = ops.meta(conn, "embedder_id")
             if stored == embedder_id:
@@ -361,13 +376,22 @@ class SQLiteStore:
         return counts
 
     def _checkpoint(self) -> None:
-        """Move the scrubbed pages into the main file now (best effort, never waits)."""
+        """After a forget: copy every WAL frame into the main file (where secure_delete has
+        zeroed the freed cells) and truncate the WAL, so no old page version holding the
+        forgotten text or vectors stays on disk. Waits up to the busy timeout for readers;
+        if one still holds an old snapshot, the WAL is truncated by a later checkpoint."""
         if self._memory or self._tx_conn() is not None:
             return
         conn = self._pool.acquire()
         try:
             with suppress(sqlite3.Error):
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                if busy:
+                    log.warning(
+                        "SQLite store %s: a reader kept the WAL from being truncated after a "
+                        "forget; it still holds old pages until the next checkpoint",
+                        self.path,
+                    )
         finally:
             self._pool.release(conn)
 
