@@ -25,9 +25,11 @@ from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
 from dctx.capture.self_assess import assess
+from dctx.compile.admission import DEFAULT_ADMISSION, Admission
 from dctx.compile.compiler import compile_signals
+from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
-from dctx.errors import NotFoundError
+from dctx.errors import ConflictError, NotFoundError
 from dctx.inject.run import Run
 from dctx.models import (
     DEFAULT_NAMESPACE,
@@ -64,6 +66,7 @@ class CaptureReport:
     tool_signals: int = 0
     added: list[Rule] = field(default_factory=list)
     changed: list[Rule] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)  # conversations captured before, as is
     log: list[str] = field(default_factory=list)
     usage: UsageTotals = field(default_factory=UsageTotals)  # LLM and embedding tokens spent
 
@@ -79,6 +82,9 @@ class Memory:
     `llm` ("provider:model" or an LLM) lets capture ask a model to decide ambiguous user
     turns, to assess tool calls and to compile corrections; each step falls back to the
     deterministic one when the model fails. Without it, capture makes no model call.
+
+    `admission` says how much independent evidence makes a candidate lesson (one that took a
+    value or a tool from tool output) active: distinct conversations and actors.
     """
 
     def __init__(
@@ -92,6 +98,7 @@ class Memory:
         embed_nodes: bool = True,
         classifier: AftermathClassifier | None = None,
         llm: str | LLM | None = None,
+        admission: Admission = DEFAULT_ADMISSION,
     ) -> None:
         if isinstance(store, Store):
             self.store: Store = store
@@ -106,6 +113,7 @@ class Memory:
         self.review = review
         self.embed_nodes = embed_nodes
         self.classifier = classifier
+        self.admission = admission
         self.llm: LLM | None = None
         self._llm_steps: LLMPipeline | None = None
         if llm is not None:
@@ -145,17 +153,43 @@ class Memory:
         return self.capture_sessions(load_sessions(path, **defaults))
 
     def capture_sessions(self, sessions: Sequence[Session]) -> CaptureReport:
-        """Learn from parsed sessions. All-or-nothing: one transaction for the whole call."""
+        """Learn from parsed sessions. All-or-nothing: one transaction for the whole call.
+
+        Idempotent: a conversation already captured (same namespace and conversation id) with
+        the same actor, skill and messages is skipped (listed in `unchanged`; no rule, support
+        or evidence is added). One captured with other content or as another actor raises
+        ConflictError and nothing is written: a conversation is learned from once.
+        """
         report = CaptureReport(sessions=len(sessions))
-        by_ns: dict[str, list[Session]] = {}
-        for s in sessions:
-            by_ns.setdefault(s.namespace, []).append(s)
-            report.messages += len(s.messages)
         with metering() as meter, self.store.transaction():
+            by_ns: dict[str, list[Session]] = {}
+            for s in self._not_captured(sessions, report):
+                by_ns.setdefault(s.namespace, []).append(s)
+                report.messages += len(s.messages)
             for namespace, group in by_ns.items():
                 self._capture_namespace(namespace, group, report)
         report.usage = meter.totals()
         return report
+
+    def _not_captured(self, sessions: Sequence[Session], report: CaptureReport) -> list[Session]:
+        """The sessions to learn from; the rest were captured before, unchanged."""
+        known: dict[tuple[str, str], Session] = {}
+        for namespace in dict.fromkeys(s.namespace for s in sessions):
+            ids = [s.conversation_id for s in sessions if s.namespace == namespace]
+            for stored in self.store.get_sessions(namespace, ids):
+                known[(namespace, stored.conversation_id)] = stored
+        fresh: list[Session] = []
+        for s in sessions:
+            before = known.get((s.namespace, s.conversation_id))
+            if before is None:
+                known[(s.namespace, s.conversation_id)] = s
+                fresh.append(s)
+                continue
+            if (before.actor, before.skill, before.messages) != (s.actor, s.skill, s.messages):
+                raise ConflictError(_recapture_conflict(before, s))
+            report.unchanged.append(s.conversation_id)
+            report.log.append(f"conversation {s.conversation_id!r} was captured before: skipped")
+        return fresh
 
     def _capture_namespace(
         self, namespace: str, sessions: list[Session], report: CaptureReport
@@ -186,14 +220,23 @@ class Memory:
         report.tool_signals += len(tool_signals)
         if self.embed_nodes and batch.nodes:
             batch.node_vectors.update(node_vectors(self.embedder, batch.nodes))
-        index = self.store.rule_index(namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT])
-        rulebook = Rulebook(index.rules, index.text_vectors, self.embedder)
+        index = self.store.rule_index(
+            namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE]
+        )
+        rulebook = Rulebook(
+            index.rules,
+            index.text_vectors,
+            self.embedder,
+            admission=self.admission,
+            promote_to=RuleStatus.DRAFT if self.review else RuleStatus.ACTIVE,
+        )
         result = compile_signals(rulebook, corrections, tool_signals, chain_compiler=steps)
         batch.evidence.extend(result.evidence)
         new_rules = result.maintenance.new_rules
         if self.review:
             for rule in new_rules:
-                rule.status = RuleStatus.DRAFT
+                if rule.status is not RuleStatus.CANDIDATE:  # a candidate waits for evidence too
+                    rule.status = RuleStatus.DRAFT
         if new_rules:
             # text vectors were computed during maintenance; only trigger texts are new here
             triggers = self.embedder.embed([r.trigger.text or r.text for r in new_rules])
@@ -291,7 +334,31 @@ class Memory:
         return rule
 
     def forget_actor(self, actor: str, *, namespace: str | None = None) -> dict[str, int]:
-        return self.store.forget_actor(namespace or self.namespace, actor)
+        """Delete everything derived from `actor`. A team rule they authored that others agreed
+        with is kept, rewritten as the others said it, with only their support and evidence
+        (compile/handover.py); a rule resting only on their evidence is deleted."""
+        ns = namespace or self.namespace
+        kept = [
+            r
+            for r in self.store.list_rules(namespace=ns, actor=actor)
+            if hand_over(r, actor) is not None
+        ]
+        if kept:
+            vecs = self.embedder.embed(
+                [t for r in kept for t in (r.text, r.trigger.text or r.text)]
+            )
+            self.store.write(
+                CaptureBatch(
+                    rules=kept,
+                    rule_vectors={r.id: (vecs[2 * i], vecs[2 * i + 1]) for i, r in enumerate(kept)},
+                    edges=[
+                        Edge(r.id, EdgeType.FORGED_FROM, e) for r in kept for e in r.evidence_ids
+                    ],
+                )
+            )
+        counts = self.store.forget_actor(ns, actor)
+        counts["rules_kept"] = len(kept)
+        return counts
 
     def close(self) -> None:
         self.store.close()
@@ -301,6 +368,21 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _recapture_conflict(before: Session, now: Session) -> str:
+    where = f"conversation {now.conversation_id!r} in namespace {now.namespace!r}"
+    if before.actor != now.actor or before.skill != now.skill:
+        return (
+            f"{where} was captured before as actor {before.actor!r}, skill {before.skill!r}; "
+            f"a conversation belongs to one actor and skill: capture it under a new "
+            f"conversation id"
+        )
+    return (
+        f"{where} was captured before with other messages ({len(before.messages)} then, "
+        f"{len(now.messages)} now); re-capturing is a no-op only for the same content: capture "
+        f"the new messages under a new conversation id"
+    )
 
 
 def _anchor(signals: list[CorrectionSignal], graph: SessionGraph) -> None:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from dctx.errors import (
     ConfigError,
+    ConflictError,
     DctxError,
     EmbedderMismatchError,
     MissingDependencyError,
@@ -60,6 +61,7 @@ class ErrorBody(BaseModel):
 _MAP: list[tuple[type[DctxError], int, str]] = [
     (AuthError, 401, "unauthorized"),
     (NotFoundError, 404, "not_found"),
+    (ConflictError, 409, "conflict"),
     (TraceFormatError, 422, "trace_format"),
     (MissingDependencyError, 501, "missing_dependency"),
     (ConfigError, 400, "bad_config"),

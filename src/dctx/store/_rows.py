@@ -19,12 +19,15 @@ import numpy as np
 
 from dctx.errors import StoreError
 from dctx.models import (
+    Message,
     NumericCondition,
     Rule,
     RuleSource,
     RuleStatus,
     RuleType,
     Scope,
+    Session,
+    ToolCall,
     Trigger,
     TriggerKind,
 )
@@ -160,6 +163,27 @@ def _build(row: Sequence[Any], rest: dict[str, Any]) -> Rule:
     )
 
 
+def session_from_row(row: Sequence[Any]) -> Session:
+    """A Session from (namespace, conversation_id, actor, skill, timestamp, source, messages)."""
+    namespace, conversation_id, actor, skill, timestamp, source, messages = row
+    parsed = [
+        Message(**{**m, "tool_calls": [ToolCall(**c) for c in m.get("tool_calls", [])]})
+        for m in json.loads(messages)
+    ]
+    return Session(
+        conversation_id=conversation_id,
+        messages=parsed,
+        actor=actor,
+        skill=skill,
+        namespace=namespace,
+        timestamp=timestamp,
+        source=source,
+    )
+
+
+SESSION_SELECT = "namespace, conversation_id, actor, skill, timestamp, source, messages"
+
+
 def generation_key(namespace: str) -> str:
     """The meta key of a namespace's generation. A digest, not the name: the key outlives
     drop_namespace (so a value is never reused), and a dropped tenant's name must not."""
@@ -197,6 +221,13 @@ def _mentions(value: Any, needle: str) -> bool:
     if isinstance(value, list | tuple):
         return any(_mentions(v, needle) for v in value)
     return False
+
+
+def orphaned(rule: Rule, dead_evidence: Iterable[str]) -> bool:
+    """The rule rests on evidence and every piece of it is being deleted: nothing is left to
+    support it (a person's rule without evidence, e.g. a manual one, is never orphaned)."""
+    dead = set(dead_evidence)
+    return bool(rule.evidence_ids) and all(e in dead for e in rule.evidence_ids)
 
 
 def scrub_actor(
@@ -240,12 +271,15 @@ def scrub_actor(
 
 __all__ = [
     "RULE_COLUMNS",
+    "SESSION_SELECT",
     "blobs_to_matrix",
     "gc_paused",
     "generation_key",
+    "orphaned",
     "rule_from_row",
     "rule_to_row",
     "rules_from_rows",
     "scrub_actor",
+    "session_from_row",
     "vector_to_blob",
 ]
