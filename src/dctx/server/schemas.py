@@ -92,6 +92,9 @@ class RuleOut(BaseModel):
     updated_at: str
     superseded_by: str | None
     history: list[dict[str, Any]]
+    # values / tools the lesson took from tool output (a candidate until it recurs or is
+    # approved; its guards never rewrite a call to them)
+    from_tool_output: list[str] = []
 
 
 class EvidenceOut(BaseModel):
