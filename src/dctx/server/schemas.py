@@ -165,6 +165,9 @@ class CaptureResponse(BaseModel):
     tool_signals: int
     added: list[RuleOut]
     changed: list[RuleOut]
+    unchanged: list[str] = Field(
+        default=[], description="Conversations captured before with the same content: skipped."
+    )
 
 
 # --------------------------------------------------------------------------- guidance and runs
