@@ -336,7 +336,8 @@ class Memory:
     def forget_actor(self, actor: str, *, namespace: str | None = None) -> dict[str, int]:
         """Delete everything derived from `actor`. A team rule they authored that others agreed
         with is kept, rewritten as the others said it, with only their support and evidence
-        (compile/handover.py); a rule resting only on their evidence is deleted."""
+        (compile/handover.py); a rule resting only on their evidence is deleted; a lesson from
+        tool output that their sightings admitted is a candidate again."""
         ns = namespace or self.namespace
         kept = [
             r
@@ -358,6 +359,15 @@ class Memory:
             )
         counts = self.store.forget_actor(ns, actor)
         counts["rules_kept"] = len(kept)
+        lapsed = [
+            r
+            for r in self.store.list_rules(namespace=ns, statuses=[RuleStatus.ACTIVE])
+            if self.admission.lapsed(r)
+        ]
+        for rule in lapsed:  # what admitted it is forgotten: a candidate again
+            note = "the sightings that admitted it were forgotten"
+            self.store.set_rule_status(rule.id, RuleStatus.CANDIDATE, note=note)
+        counts["rules_demoted"] = len(lapsed)
         return counts
 
     def close(self) -> None:

@@ -4,7 +4,8 @@ A lesson whose values or tools came from tool output (capture/provenance.py) is 
 CANDIDATE: kept with its evidence, never injected. One attacker-controlled result can fake one
 sighting, so a candidate is admitted only when the same lesson is seen again independently: in
 at least `min_conversations` distinct conversations of at least `min_actors` distinct actors.
-A person's approval (`Memory.approve`, `dctx rules approve`) admits it at any time.
+A person's approval (`Memory.approve`, `dctx rules approve`) admits it at any time. When
+forgetting an actor takes away the sightings that admitted it, it is a candidate again.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dctx.models import Rule
+from dctx.models import Rule, RuleStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,21 @@ class Admission:
         conversations = {s.get("conversation") for s in seen} - {None}
         actors = {s.get("actor") for s in seen} - {None}
         return len(conversations) >= self.min_conversations and len(actors) >= self.min_actors
+
+    def lapsed(self, rule: Rule) -> bool:
+        """An active rule that only its sightings admitted and that they admit no longer
+        (some were forgotten); a rule a person made active, or one seen without tool output,
+        stays."""
+        if rule.status is not RuleStatus.ACTIVE or not rule.from_tool_output:
+            return False
+        history = rule.history
+        if not any(h.get("event") == "promoted" for h in history):
+            return False
+        if any(
+            h.get("event") == "status" and h.get("to") == RuleStatus.ACTIVE.value for h in history
+        ):
+            return False  # approved or enabled by a person
+        return not any(s.get("trusted") for s in sightings(rule)) and not self.admits(rule)
 
 
 DEFAULT_ADMISSION = Admission()

@@ -157,8 +157,11 @@ class Rulebook:
     def _sighted(self, candidate: Rule, again: Rule) -> None:
         """Record a recurrence of a candidate; promote it when the evidence is independent
         enough, or when this sighting owes nothing to tool output."""
-        candidate.history.extend(sightings(again))
         trusted = again.status is not RuleStatus.CANDIDATE
+        if trusted:
+            seen = {"at": utcnow(), "event": "seen", "conversation": again.conversation_id}
+            candidate.history.append({**seen, "actor": None, "trusted": True})
+        candidate.history.extend(sightings(again))
         if trusted or self.admission.admits(candidate):
             candidate.status = self.promote_to
             reason = "seen without tool output" if trusted else "seen independently"

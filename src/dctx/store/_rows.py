@@ -241,8 +241,10 @@ def scrub_actor(
     """Remove what a forgotten actor left in a rule they did not author, in place.
 
     Drops them from `supporters` (one support less per entry, never below 1: the rule's own
-    origin still stands), drops history entries that mention them, and clears references to
-    their deleted evidence, nodes and sessions. Returns whether anything changed.
+    origin still stands), drops history entries that mention them or their conversations, and
+    clears references to their deleted evidence, nodes and sessions; a rule no one authored (a
+    tool lesson) loses one support per deleted piece of evidence. Returns whether anything
+    changed.
     """
     dead_evidence, dead_nodes = set(evidence_ids), set(node_ids)
     dead_conversations = set(conversation_ids)
@@ -252,12 +254,18 @@ def scrub_actor(
         rule.supporters = [s for s in rule.supporters if s != actor]
         rule.support = max(1, rule.support - removed)
         changed = True
-    history = [h for h in rule.history if not _mentions(h, actor)]
+    history = [
+        h
+        for h in rule.history
+        if not _mentions(h, actor) and h.get("conversation") not in dead_conversations
+    ]
     if len(history) != len(rule.history):
         rule.history = history
         changed = True
     kept = [e for e in rule.evidence_ids if e not in dead_evidence]
     if len(kept) != len(rule.evidence_ids):
+        if rule.actor is None:  # no one said it: its support counts the sightings
+            rule.support = max(1, rule.support - (len(rule.evidence_ids) - len(kept)))
         rule.evidence_ids = kept
         changed = True
     if rule.conversation_id is not None and rule.conversation_id in dead_conversations:
