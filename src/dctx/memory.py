@@ -388,10 +388,11 @@ def _recapture_conflict(before: Session, now: Session) -> str:
             f"a conversation belongs to one actor and skill: capture it under a new "
             f"conversation id"
         )
+    was, is_ = len(before.messages), len(now.messages)
+    counts = f" ({was} then, {is_} now)" if was != is_ else ""
     return (
-        f"{where} was captured before with other messages ({len(before.messages)} then, "
-        f"{len(now.messages)} now); re-capturing is a no-op only for the same content: capture "
-        f"the new messages under a new conversation id"
+        f"{where} was captured before with other messages{counts}; re-capturing is a no-op only "
+        f"for the same content: capture the new messages under a new conversation id"
     )
 
 

@@ -4,6 +4,7 @@ spawns `dctx mcp --db ...`) and streamable HTTP (`dctx mcp --transport http` on 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -36,9 +37,13 @@ TOOLS = {
 
 
 def _stdio(db: Path, *extra: str) -> Client:
+    # the whole environment, so the server runs the dctx under test (PYTHONPATH included)
+    # rather than whatever the console script's installation points at
     return Client(
         StdioServerParameters(
-            command=DCTX, args=["mcp", "--db", str(db), "--embedder", "hashing", *extra]
+            command=DCTX,
+            args=["mcp", "--db", str(db), "--embedder", "hashing", *extra],
+            env=dict(os.environ),
         )
     )
 
