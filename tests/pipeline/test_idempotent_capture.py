@@ -16,7 +16,16 @@ import pytest
 from dctx.capture.parse import load_sessions
 from dctx.errors import ConflictError
 from dctx.memory import Memory
-from dctx.models import RuleStatus
+from dctx.models import (
+    Rule,
+    RuleSource,
+    RuleStatus,
+    RuleType,
+    Scope,
+    Trigger,
+    TriggerKind,
+)
+from dctx.store.base import CaptureBatch
 
 SCENARIOS = Path(__file__).parents[2] / "src" / "dctx" / "bench" / "scenarios"
 MANY_CORRECTIONS = SCENARIOS / "financial_analyst" / "persistence" / "50_corr.yaml"
@@ -101,3 +110,39 @@ def test_an_injected_stage1_pair_is_no_support(backend_mem: Memory) -> None:
     report = backend_mem.capture(transcript, actor="bob", skill="fa", conversation_id="b1")
     assert report.corrections == 0
     assert _state(backend_mem) == before
+
+
+def test_a_rule_text_delivered_at_stage1_is_not_sent_again_later(backend_mem: Memory) -> None:
+    text = "Quote every amount in EUR."
+    rules = [
+        Rule(
+            id="team",
+            text=text,
+            type=RuleType.FORMAT,
+            trigger=Trigger(kind=TriggerKind.ALWAYS, text="every run"),
+            scope=Scope(skill="fa"),
+            source=RuleSource.MANUAL,
+            actor=None,
+            group="g1",
+        ),
+        Rule(
+            id="bobs",
+            text=text.lower(),
+            type=RuleType.CONTENT,
+            trigger=Trigger(
+                kind=TriggerKind.TOOL, text="after get_prices", after_tool="get_prices"
+            ),
+            scope=Scope(skill="fa", actor="bob"),
+            source=RuleSource.CORRECTION,
+            actor="bob",
+            group="g2",
+        ),
+    ]
+    vecs = backend_mem.embedder.embed([t for r in rules for t in (r.text, r.trigger.text)])
+    batch = CaptureBatch(rules=rules)
+    for i, rule in enumerate(rules):
+        batch.rule_vectors[rule.id] = (vecs[2 * i], vecs[2 * i + 1])
+    backend_mem.store.write(batch)
+    run = backend_mem.start(actor="bob", skill="fa", query="Price check")
+    assert [d.rule.id for d in run.deliveries] == ["team"]
+    assert run.observe({"name": "get_prices", "arguments": {}}, {"price": 1}) == []
