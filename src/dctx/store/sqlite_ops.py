@@ -295,8 +295,9 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
             f"namespace = ? AND name NOT IN ({used.format('nodes')} UNION {used.format('rules')})",
             namespace, namespace, namespace,
         )  # fmt: skip
-    if counts["rules"]:
-        conn.execute("INSERT INTO rules_fts (rules_fts) VALUES ('optimize')")  # purge old terms
+    # purge old terms: of deleted rules, and of rules rewritten without the actor's words
+    # (Memory.forget_actor hands a shared rule over just before)
+    conn.execute("INSERT INTO rules_fts (rules_fts) VALUES ('optimize')")
     bump_generations(conn, [namespace])
     return counts
 
