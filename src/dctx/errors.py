@@ -7,7 +7,9 @@
     │   ├── InvalidIdentifierError  an actor, skill, namespace or id that is not a clean name
     │   ├── TraceFormatError      a malformed trace (names file, session, message index, field)
     │   ├── ScenarioFormatError   a DC-Bench scenario file that breaks the contract
-    │   └── NotFoundError         an id that does not exist
+    │   ├── NotFoundError         an id that does not exist
+    │   └── ConflictError         conflicts with what is stored (a conversation captured
+    │                             before with other content)
     └── RuntimeFailure            (something outside the caller failed)
         ├── StoreError            the database failed or refused
         │   └── EmbedderMismatchError  vectors from a different embedder
@@ -102,6 +104,10 @@ class NotFoundError(UserError):
     """No object with that id exists."""
 
 
+class ConflictError(UserError):
+    """The request conflicts with what is already stored; the message names it and the fix."""
+
+
 class RuntimeFailure(DctxError):
     """Something outside the caller's control failed."""
 
@@ -128,6 +134,7 @@ class ProviderError(RuntimeFailure):
 
 __all__ = [
     "ConfigError",
+    "ConflictError",
     "DctxError",
     "EmbedderMismatchError",
     "InvalidIdentifierError",

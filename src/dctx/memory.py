@@ -25,9 +25,11 @@ from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
 from dctx.capture.self_assess import assess
+from dctx.compile.admission import DEFAULT_ADMISSION, Admission
 from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
+from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
-from dctx.errors import NotFoundError
+from dctx.errors import ConflictError, NotFoundError
 from dctx.inject.run import Run
 from dctx.models import (
     DEFAULT_NAMESPACE,
@@ -74,6 +76,7 @@ class CaptureReport:
     tool_signals: int = 0
     added: list[Rule] = field(default_factory=list)
     changed: list[Rule] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)  # conversations captured before, as is
     log: list[str] = field(default_factory=list)
     usage: UsageTotals = field(default_factory=UsageTotals)  # LLM and embedding tokens spent
 
@@ -103,6 +106,8 @@ class Memory:
 
     Every identifier a caller passes (actor, skill, namespace, conversation and rule ids) is
     checked and NFC-normalized (`dctx.validation`); `limits` bounds what a capture accepts.
+    `admission` says how much independent evidence makes a candidate lesson (one that took a
+    value or a tool from tool output) active: distinct conversations and actors.
     """
 
     def __init__(
@@ -117,6 +122,7 @@ class Memory:
         classifier: AftermathClassifier | None = None,
         llm: str | LLM | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        admission: Admission = DEFAULT_ADMISSION,
     ) -> None:
         self.limits = limits
         namespace = identifier(namespace, "namespace", limits=limits)
@@ -133,6 +139,7 @@ class Memory:
         self.review = review
         self.embed_nodes = embed_nodes
         self.classifier = classifier
+        self.admission = admission
         self.llm: LLM | None = None
         self._llm_steps: LLMPipeline | None = None
         if llm is not None:
@@ -180,28 +187,60 @@ class Memory:
         Checking, classifying, LLM calls and embedding run first, with no lock held; the
         write transaction then only reads the rulebook, merges into it and writes, so a slow
         model or a large capture never holds the store's write lock (README, Security model).
+
+        Idempotent: a conversation already captured (same namespace and conversation id) with
+        the same actor, skill and messages is skipped (listed in `unchanged`; no rule, support
+        or evidence is added). One captured with other content or as another actor raises
+        ConflictError and nothing is written: a conversation is learned from once.
         """
         for s in sessions:
             check_session(s, limits=self.limits)  # fails fast: nothing done, no lock taken
-        report = CaptureReport(sessions=len(sessions))
-        by_ns: dict[str, list[Session]] = {}
+        while True:
+            report = CaptureReport(sessions=len(sessions))
+            # unlocked first look, so no work is spent on what was captured before
+            fresh = self._not_captured(sessions, report)
+            by_ns: dict[str, list[Session]] = {}
+            for s in fresh:
+                by_ns.setdefault(s.namespace, []).append(s)
+                report.messages += len(s.messages)
+            cache = PendingCache(self.store)
+            steps = self._llm_steps.over(cache) if self._llm_steps is not None else None
+            chains = ForeseenChains(steps) if steps is not None else None
+            embedder = MemoEmbedder(self.embedder)
+            with metering() as meter:
+                work = [
+                    self._prepare(ns, group, steps, chains, embedder) for ns, group in by_ns.items()
+                ]
+                with self.store.transaction():
+                    # the check that counts: another capture may have written one meanwhile
+                    # (a conflicting one raises here and nothing is written)
+                    if len(self._not_captured(fresh, CaptureReport())) < len(fresh):
+                        continue  # prepared against an older store: redo, nothing written
+                    cache.flush()
+                    for item in work:
+                        self._merge_and_write(item, chains, embedder, report)
+            report.usage = meter.totals()
+            return report
+
+    def _not_captured(self, sessions: Sequence[Session], report: CaptureReport) -> list[Session]:
+        """The sessions to learn from; the rest were captured before, unchanged."""
+        known: dict[tuple[str, str], Session] = {}
+        for namespace in dict.fromkeys(s.namespace for s in sessions):
+            ids = [s.conversation_id for s in sessions if s.namespace == namespace]
+            for stored in self.store.get_sessions(namespace, ids):
+                known[(namespace, stored.conversation_id)] = stored
+        fresh: list[Session] = []
         for s in sessions:
-            by_ns.setdefault(s.namespace, []).append(s)
-            report.messages += len(s.messages)
-        cache = PendingCache(self.store)
-        steps = self._llm_steps.over(cache) if self._llm_steps is not None else None
-        chains = ForeseenChains(steps) if steps is not None else None
-        embedder = MemoEmbedder(self.embedder)
-        with metering() as meter:
-            work = [
-                self._prepare(ns, group, steps, chains, embedder) for ns, group in by_ns.items()
-            ]
-            with self.store.transaction():
-                cache.flush()
-                for item in work:
-                    self._merge_and_write(item, chains, embedder, report)
-        report.usage = meter.totals()
-        return report
+            before = known.get((s.namespace, s.conversation_id))
+            if before is None:
+                known[(s.namespace, s.conversation_id)] = s
+                fresh.append(s)
+                continue
+            if (before.actor, before.skill, before.messages) != (s.actor, s.skill, s.messages):
+                raise ConflictError(_recapture_conflict(before, s))
+            report.unchanged.append(s.conversation_id)
+            report.log.append(f"conversation {s.conversation_id!r} was captured before: skipped")
+        return fresh
 
     def _prepare(
         self,
@@ -242,7 +281,9 @@ class Memory:
         """The write phase, inside the transaction: cross-capture counts, merge, write."""
         namespace, sessions, batch = work.namespace, work.sessions, work.batch
         # first, so a backend that locks per namespace holds it for the counts below too
-        index = self.store.rule_index(namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT])
+        index = self.store.rule_index(
+            namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE]
+        )
         tool_signals = work.tool_signals
         tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
         tool_signals.extend(fruitless_lookups(self.store, sessions))
@@ -251,13 +292,20 @@ class Memory:
         report.corrections += sum(1 for c in corrections if c.aftermath.value == "correction")
         report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
         report.tool_signals += len(tool_signals)
-        rulebook = Rulebook(index.rules, index.text_vectors, embedder)
+        rulebook = Rulebook(
+            index.rules,
+            index.text_vectors,
+            embedder,
+            admission=self.admission,
+            promote_to=RuleStatus.DRAFT if self.review else RuleStatus.ACTIVE,
+        )
         result = compile_signals(rulebook, corrections, tool_signals, chain_compiler=chains)
         batch.evidence.extend(result.evidence)
         new_rules = result.maintenance.new_rules
         if self.review:
             for rule in new_rules:
-                rule.status = RuleStatus.DRAFT
+                if rule.status is not RuleStatus.CANDIDATE:  # a candidate waits for evidence too
+                    rule.status = RuleStatus.DRAFT
         if new_rules:
             # text vectors were computed during maintenance; only trigger texts are new here
             triggers = embedder.embed([r.trigger.text or r.text for r in new_rules])
@@ -359,9 +407,42 @@ class Memory:
         return rule
 
     def forget_actor(self, actor: str, *, namespace: str | None = None) -> dict[str, int]:
-        return self.store.forget_actor(
-            self._namespace(namespace), identifier(actor, "actor", limits=self.limits)
-        )
+        """Delete everything derived from `actor`. A team rule they authored that others agreed
+        with is kept, rewritten as the others said it, with only their support and evidence
+        (compile/handover.py); a rule resting only on their evidence is deleted; a lesson from
+        tool output that their sightings admitted is a candidate again."""
+        ns = self._namespace(namespace)
+        actor = identifier(actor, "actor", limits=self.limits)
+        kept = [
+            r
+            for r in self.store.list_rules(namespace=ns, actor=actor)
+            if hand_over(r, actor) is not None
+        ]
+        if kept:
+            vecs = self.embedder.embed(
+                [t for r in kept for t in (r.text, r.trigger.text or r.text)]
+            )
+            self.store.write(
+                CaptureBatch(
+                    rules=kept,
+                    rule_vectors={r.id: (vecs[2 * i], vecs[2 * i + 1]) for i, r in enumerate(kept)},
+                    edges=[
+                        Edge(r.id, EdgeType.FORGED_FROM, e) for r in kept for e in r.evidence_ids
+                    ],
+                )
+            )
+        counts = self.store.forget_actor(ns, actor)
+        counts["rules_kept"] = len(kept)
+        lapsed = [
+            r
+            for r in self.store.list_rules(namespace=ns, statuses=[RuleStatus.ACTIVE])
+            if self.admission.lapsed(r)
+        ]
+        for rule in lapsed:  # what admitted it is forgotten: a candidate again
+            note = "the sightings that admitted it were forgotten"
+            self.store.set_rule_status(rule.id, RuleStatus.CANDIDATE, note=note)
+        counts["rules_demoted"] = len(lapsed)
+        return counts
 
     def _namespace(self, namespace: str | None) -> str:
         if namespace is None:
@@ -379,6 +460,22 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _recapture_conflict(before: Session, now: Session) -> str:
+    where = f"conversation {now.conversation_id!r} in namespace {now.namespace!r}"
+    if before.actor != now.actor or before.skill != now.skill:
+        return (
+            f"{where} was captured before as actor {before.actor!r}, skill {before.skill!r}; "
+            f"a conversation belongs to one actor and skill: capture it under a new "
+            f"conversation id"
+        )
+    was, is_ = len(before.messages), len(now.messages)
+    counts = f" ({was} then, {is_} now)" if was != is_ else ""
+    return (
+        f"{where} was captured before with other messages{counts}; re-capturing is a no-op only "
+        f"for the same content: capture the new messages under a new conversation id"
+    )
 
 
 def _anchor(signals: list[CorrectionSignal], graph: SessionGraph) -> None:

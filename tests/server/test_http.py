@@ -267,3 +267,19 @@ def test_capture_timestamp_is_validated_and_kept(api: httpx.Client, live: LiveSe
     rule = _capture(api, "acme", {**segment_session(), "timestamp": "2026-02-04T12:30:00+01:00"})
     why = get_json(api, f"/v1/acme/rules/{rule['added'][0]['id']}/explain")
     assert why["evidence"][0]["timestamp"] == "2026-02-04T11:30:00Z"
+
+
+def test_recapture_is_a_noop_and_other_content_under_the_id_is_409(
+    api: httpx.Client, live: LiveServer
+) -> None:
+    _capture(api, "acme", segment_session())
+    before = live.service.memory.store.count_rows()
+    again = _capture(api, "acme", segment_session())
+    assert again["added"] == [] and again["unchanged"] == ["kenji-growth"]
+    session = segment_session()
+    session["messages"][-1] = {"role": "user", "content": "Hm, not quite."}
+    r = api.post("/v1/acme/capture", json=session)
+    assert r.status_code == 409, r.text
+    err = r.json()["error"]
+    assert err["code"] == "conflict" and "'kenji-growth'" in err["message"]
+    assert live.service.memory.store.count_rows() == before

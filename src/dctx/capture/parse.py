@@ -9,12 +9,17 @@ Linking is shared by both formats: each tool result must answer an earlier call 
 reused, as in tau-bench, so the latest call with that id wins); the result gets the call's
 `tool_name`, and `is_error` is set from the explicit flag or from the result text
 (`tool_errors.is_error`).
+
+dctx's own stage-1 pair (dctx/injected.py), when a transcript still carries it, is left out:
+it is dctx speaking, never the person, so it is neither a correction nor support. The other
+messages keep their original indexes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +28,7 @@ from dctx.capture.parse_jsonl import read_raw_sessions
 from dctx.capture.parse_openai import parse_openai_messages, to_plain
 from dctx.capture.tool_errors import is_error
 from dctx.errors import TraceFormatError
+from dctx.injected import is_stage1_pair
 from dctx.models import DEFAULT_NAMESPACE, Message, Session, ToolCall, new_id, utcnow
 from dctx.validation import DEFAULT_LIMITS, Limits, check_count, check_messages
 
@@ -98,6 +104,21 @@ def _link_results(messages: list[Message], *, session: str, id_field: str) -> No
             msg.is_error = is_error(msg.content, flagged=msg.is_error)
 
 
+def _without_injections(messages: list[Message]) -> list[Message]:
+    """The messages without any stage-1 pair dctx injected (a user turn and the assistant's
+    acknowledgement right after it, in their exact injected form)."""
+    drop: set[int] = set()
+    for i, (user, answer) in enumerate(pairwise(messages)):
+        if (
+            user.role == "user"
+            and answer.role == "assistant"
+            and not answer.tool_calls
+            and is_stage1_pair(user.content, answer.content)
+        ):
+            drop.update((i, i + 1))
+    return [m for i, m in enumerate(messages) if i not in drop]
+
+
 def _timestamp(value: Any, *, session: str) -> str:
     if value is None:
         return utcnow()
@@ -153,7 +174,7 @@ def parse_messages(
         )
         return Session(
             conversation_id=conv,
-            messages=parsed,
+            messages=_without_injections(parsed),
             actor=actor,
             skill=skill,
             namespace=namespace,

@@ -29,7 +29,10 @@ StatusOption = Annotated[
     typer.Option(
         "--status",
         envvar="DCTX_STATUS",
-        help="Only rules with this status: active, draft, disabled, superseded, withdrawn.",
+        help=(
+            "Only rules with this status: active, draft, candidate, disabled, superseded, "
+            "withdrawn."
+        ),
         show_default=False,
     ),
 ]
@@ -210,7 +213,7 @@ def approve(
     embedder: c.EmbedderOption = None,
     namespace: c.NamespaceOption = None,
 ) -> None:
-    """Approve a draft rule (review mode) so it is injected. Example: dctx rules approve ID"""
+    """Approve a draft (review mode) or candidate rule so it is injected: dctx rules approve ID"""
     _change(ctx, "approve", rule_id, db, embedder, namespace)
 
 

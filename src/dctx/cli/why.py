@@ -295,6 +295,10 @@ def _blocked(out: Explanation, rule: Rule) -> str | None:
     if rule.status is not RuleStatus.ACTIVE:
         hint = {
             RuleStatus.DRAFT: f"approve it with: dctx rules approve {rule.id}",
+            RuleStatus.CANDIDATE: (
+                "a lesson taken from tool output, waiting to recur in other actors' "
+                f"conversations; approve it with: dctx rules approve {rule.id}"
+            ),
             RuleStatus.DISABLED: f"enable it with: dctx rules enable {rule.id}",
         }.get(rule.status, "only active rules are injected")
         return f"its status is {rule.status.value} ({hint})"

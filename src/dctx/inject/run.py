@@ -1,5 +1,6 @@
 """Progressive injection over one agent run: stage 1 before the first model call, stage 2+ after
-each tool result. A delivered rule is never sent twice; nothing is sent when nothing applies.
+each tool result. A delivered rule is never sent twice, nor is its text (rules of different
+scopes may say the same thing); nothing is sent when nothing applies.
 """
 
 from __future__ import annotations
@@ -121,7 +122,12 @@ class Run:
     # ------------------------------------------------------------------ internals
     def _deliver(self, found: Sequence[Rule], *, channel: str) -> list[Unit]:
         sent = {d.rule.id for d in self.deliveries}
-        fresh = [r for r in found if r.id not in sent]
+        said = {_said(d.rule) for d in self.deliveries}
+        fresh: list[Rule] = []
+        for rule in found:
+            if rule.id not in sent and _said(rule) not in said:
+                said.add(_said(rule))
+                fresh.append(rule)
         chosen, used = pack(fresh, budget=self.token_budget - self.tokens_used, actor=self.actor)
         self.tokens_used += used
         units: list[Unit] = []
@@ -130,6 +136,11 @@ class Run:
             self.deliveries.append(Delivery(self.decision_point, rule, unit))
             units.append(unit)
         return units
+
+
+def _said(rule: Rule) -> str:
+    """A rule's text as the model reads it (case and spacing aside)."""
+    return " ".join(rule.text.lower().split())
 
 
 def _call_parts(tool_call: Any) -> tuple[str, dict[str, Any]]:

@@ -43,6 +43,9 @@ CALIBRATIONS: dict[str, Calibration] = {
     "hashing-384": Calibration(query_floor=0.30, step_floor=0.40, condition_floor=0.2),
 }
 DEFAULT_CALIBRATION = Calibration(query_floor=0.45, step_floor=0.55, condition_floor=0.3)
+# the only status ever delivered: drafts wait for a person, candidates (lessons taken from tool
+# output) for independent evidence or a person; both are stored, never injected
+INJECTED = (RuleStatus.ACTIVE,)
 
 
 @dataclass(slots=True)
@@ -169,7 +172,7 @@ class Retriever:
         with self._lock:
             snap = self._snapshots.get(namespace)
             if snap is None or snap.index.generation != generation:
-                snap = Snapshot.build(self.store.rule_index(namespace, [RuleStatus.ACTIVE]))
+                snap = Snapshot.build(self.store.rule_index(namespace, INJECTED))
                 self._snapshots[namespace] = snap
             return snap
 

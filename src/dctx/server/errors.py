@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from dctx.errors import (
     ConfigError,
+    ConflictError,
     DctxError,
     EmbedderMismatchError,
     InvalidIdentifierError,
@@ -73,6 +74,7 @@ _MAP: list[tuple[type[DctxError], int, str]] = [
     (AuthError, 401, "unauthorized"),
     (ForbiddenHostError, 403, "forbidden_host"),
     (NotFoundError, 404, "not_found"),
+    (ConflictError, 409, "conflict"),
     (RequestTooLargeError, 413, "request_too_large"),
     (InvalidIdentifierError, 422, "invalid_identifier"),
     (TraceFormatError, 422, "trace_format"),

@@ -72,6 +72,7 @@ KeyHeader = Annotated[str | None, Depends(APIKeyHeader(name=API_KEY_HEADER, auto
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Bad request"},
     404: {"model": ErrorBody, "description": "No such rule or run in this namespace"},
+    409: {"model": ErrorBody, "description": "A conversation id captured before, other content"},
     422: {"model": ErrorBody, "description": "Malformed request or trace"},
     503: {"model": ErrorBody, "description": "The store failed"},
 }

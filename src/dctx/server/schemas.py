@@ -107,6 +107,9 @@ class RuleOut(BaseModel):
     updated_at: str
     superseded_by: str | None
     history: list[dict[str, Any]]
+    # values / tools the lesson took from tool output (a candidate until it recurs or is
+    # approved; its guards never rewrite a call to them)
+    from_tool_output: list[str] = []
 
 
 class EvidenceOut(BaseModel):
@@ -177,6 +180,9 @@ class CaptureResponse(BaseModel):
     tool_signals: int
     added: list[RuleOut]
     changed: list[RuleOut]
+    unchanged: list[str] = Field(
+        default=[], description="Conversations captured before with the same content: skipped."
+    )
 
 
 # --------------------------------------------------------------------------- guidance and runs

@@ -91,6 +91,7 @@ class DctxService:
             tool_signals=report.tool_signals,
             added=[_rule(r) for r in report.added],
             changed=[_rule(r) for r in report.changed],
+            unchanged=report.unchanged,
         )
 
     def record_correction(self, namespace: str, req: CorrectionRequest) -> CaptureResponse:

@@ -41,16 +41,19 @@ from dctx.models import (
     EvidenceKind,
     Rule,
     RuleStatus,
+    Session,
     utcnow,
 )
 from dctx.store import postgres_ops as ops
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
     RULE_COLUMNS,
+    SESSION_SELECT,
     blobs_to_matrix,
     gc_paused,
     rule_to_row,
     rules_from_rows,
+    session_from_row,
     vector_to_blob,
 )
 from dctx.store.base import CaptureBatch, RuleIndex, Vector
@@ -498,6 +501,17 @@ class PostgresStore:
             Evidence(**{**dict(zip(fields, r, strict=True)), "kind": EvidenceKind(r[1])})
             for r in rows
         ]
+
+    def get_sessions(self, namespace: str, conversation_ids: Sequence[str]) -> list[Session]:
+        if not conversation_ids:
+            return []
+        with self._reading(snapshot=False) as conn:
+            rows = conn.execute(
+                f"SELECT {SESSION_SELECT} FROM sessions WHERE namespace = %s "
+                "AND conversation_id = ANY(%s) ORDER BY conversation_id",
+                (namespace, list(conversation_ids)),
+            ).fetchall()
+        return [session_from_row(r) for r in rows]
 
     def get_nodes(self, ids: Sequence[str]) -> list[DecisionNode]:
         with self._reading(snapshot=False) as conn:
