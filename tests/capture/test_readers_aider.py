@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from capture.transcript_fixtures import AIDER
 from dctx.capture.readers import get_reader
 from dctx.capture.readers.aider import HISTORY_FILE, TOOL
-from capture.transcript_fixtures import AIDER
 
 READER = get_reader("aider")
 HISTORY = AIDER / "home-user-aider" / HISTORY_FILE

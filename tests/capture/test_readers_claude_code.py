@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
+from capture.transcript_fixtures import CLAUDE, write_lines
 from dctx.capture.readers import READERS, get_reader
 from dctx.capture.readers.base import TranscriptReader
 from dctx.capture.readers.claude_code import INTERRUPTED, INTERRUPTED_FOR_TOOL
 from dctx.errors import ConfigError, TraceFormatError
 from dctx.models import Session
-from capture.transcript_fixtures import CLAUDE, write_lines
 
 READER = get_reader("claude-code")
 

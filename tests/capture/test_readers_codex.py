@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from capture.transcript_fixtures import CODEX, write_lines
 from dctx.capture.readers import get_reader
 from dctx.capture.readers.codex import TURN_ABORTED
 from dctx.errors import TraceFormatError
 from dctx.models import Session
-from capture.transcript_fixtures import CODEX, write_lines
 
 READER = get_reader("codex")
 

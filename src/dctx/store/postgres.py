@@ -43,6 +43,7 @@ from dctx.models import (
     RuleStatus,
     utcnow,
 )
+from dctx.store import _transcripts as transcripts
 from dctx.store import postgres_ops as ops
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
@@ -53,7 +54,7 @@ from dctx.store._rows import (
     rules_from_rows,
     vector_to_blob,
 )
-from dctx.store.base import CaptureBatch, RuleIndex, Vector
+from dctx.store.base import CaptureBatch, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.postgres_migrations import POSTGRES_MIGRATIONS
@@ -581,6 +582,18 @@ class PostgresStore:
                 t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0])  # type: ignore[index]
                 for t in ops.TABLES
             }
+
+    # --- transcript files --------------------------------------------------------------------
+
+    def transcript_files(self, namespace: str, client: str) -> dict[str, TranscriptFile]:
+        with self._reading(snapshot=False) as conn:
+            rows = conn.execute(transcripts.select_sql("%s"), (namespace, client)).fetchall()
+        records = [transcripts.transcript_from_row(r) for r in rows]
+        return {r.path: r for r in records}
+
+    def put_transcript_file(self, record: TranscriptFile) -> None:
+        with self._writing() as conn:
+            conn.execute(transcripts.upsert_sql("%s"), transcripts.transcript_row(record))
 
     # --- caches ------------------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ from dctx.models import (
     RuleStatus,
     utcnow,
 )
+from dctx.store import _transcripts as transcripts
 from dctx.store import sqlite_ops as ops
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
@@ -45,7 +46,7 @@ from dctx.store._rows import (
     rules_from_rows,
     vector_to_blob,
 )
-from dctx.store.base import CaptureBatch, RuleIndex, Vector
+from dctx.store.base import CaptureBatch, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
@@ -495,6 +496,18 @@ class SQLiteStore:
             return {
                 t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in ops.TABLES
             }
+
+    # --- transcript files --------------------------------------------------------------------
+
+    def transcript_files(self, namespace: str, client: str) -> dict[str, TranscriptFile]:
+        with self._reading() as conn:
+            rows = conn.execute(transcripts.select_sql("?"), (namespace, client)).fetchall()
+        records = [transcripts.transcript_from_row(r) for r in rows]
+        return {r.path: r for r in records}
+
+    def put_transcript_file(self, record: TranscriptFile) -> None:
+        with self._writing() as conn:
+            conn.execute(transcripts.upsert_sql("?"), transcripts.transcript_row(record))
 
     # --- caches ------------------------------------------------------------------------------
 
