@@ -36,9 +36,10 @@ def test_find_lists_sessions_and_never_subagent_files(tmp_path: Path) -> None:
         write_lines(project / name, [])
     assert [p.name for p in READER.find(tmp_path)] == ["s1.jsonl"]
     assert READER.find(project / "s1.jsonl") == [project / "s1.jsonl"]
-    assert [p.parent.name for p in READER.find(CLAUDE)] == [
-        "home-user-Demo", "home-user-fork-project", "home-user-rejection-project",
-        "home-user-workspace",
+    assert [p.relative_to(CLAUDE).parts[0] for p in READER.find(CLAUDE)] == [
+        "cctrace-interrupt.jsonl", "cctrace-manual-testing.jsonl",
+        "claude-code-viewer-init-command.jsonl", "home-user-Demo", "home-user-fork-project",
+        "home-user-rejection-project", "home-user-workspace",
     ]  # fmt: skip
 
 
@@ -90,6 +91,32 @@ def test_rejected_tool_calls_keep_the_client_error_flag() -> None:
     }  # fmt: skip
     assert results["toolu_r002"].content.startswith("The user doesn't want to proceed")
     assert results["toolu_r004"].tool_name == "Bash"
+
+
+def test_a_real_interrupt_starts_the_user_turn_that_follows_it() -> None:
+    s = _read(CLAUDE / "cctrace-interrupt.jsonl")
+    (turn,) = [m for m in s.messages if m.content.startswith(INTERRUPTED)]
+    assert turn.role == "user" and turn.index == 17
+    follow_up = turn.content.split("\n", 1)[1]
+    assert follow_up.startswith("sorry to interrupt. Ill tell you what I have observed.")
+    # the reply it cut short: four Bash calls, each with its result before the interrupt
+    reply = s.messages[s.messages.index(turn) - 5]
+    assert [c.name for c in reply.tool_calls] == ["Bash"] * 4
+    assert [m.tool_call_id for m in s.messages[s.messages.index(turn) - 4 :][:4]] == [
+        c.id for c in reply.tool_calls
+    ]
+
+
+def test_real_failures_keep_the_client_flag() -> None:
+    manual = _read(CLAUDE / "cctrace-manual-testing.jsonl")
+    failed = [m for m in manual.messages if m.role == "tool" and m.is_error]
+    assert [(m.index, m.content.splitlines()[0]) for m in failed] == [(37, "Exit code 1")]
+    init = _read(CLAUDE / "claude-code-viewer-init-command.jsonl")
+    (denied,) = [m for m in init.messages if m.is_error]
+    assert denied.tool_name == "Write"
+    assert denied.content.startswith("Claude requested permissions to write")
+    assert init.messages[0].content.startswith("<command-message>init is analyzing")
+    assert 2 not in {m.index for m in init.messages}  # the /init expansion (isMeta)
 
 
 def test_newer_client_records_are_skipped() -> None:

@@ -139,7 +139,8 @@ def test_defaults_are_the_os_user_the_client_and_its_own_folder(
     shutil.copytree(CLAUDE, tmp_path / "claude" / "projects")
     monkeypatch.setattr("getpass.getuser", lambda: "tester")
     report = mem.capture_transcripts("claude-code")
-    assert report.roots == [str(tmp_path / "claude" / "projects")] and report.sessions == 4
+    assert report.roots == [str(tmp_path / "claude" / "projects")]
+    assert report.sessions == report.files == len(list(CLAUDE.rglob("*.jsonl")))
     assert {(a, s) for _, a, s in _conversations(mem)} == {("tester", "claude-code")}
 
 

@@ -9,9 +9,12 @@ from pathlib import Path
 
 from typer.testing import Result
 
+from dctx.capture.readers import get_reader
+from dctx.capture.transcripts import settled
 from dctx.store.registry import open_store
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
+_WHO = {"actor": "ana", "skill": "claude-code", "namespace": "default"}
 
 
 def _rows(db: Path) -> dict[str, int]:
@@ -49,10 +52,14 @@ def test_capture_from_claude_code_prints_what_it_read(
     root = shutil.copytree(FIXTURES / "claude-code", tmp_path / "projects")
     result = cli("capture", "--from", "claude-code", str(root))
     assert result.exit_code == 0, result.output
-    assert "Read 4 claude-code transcripts" in result.stdout
-    # 7 + 10 + 12 + 2 messages, less the trimmed session's last reply: its Task calls have no
-    # results in the file, so it waits for them (a later run captures it)
-    assert "Captured 4 sessions (30 messages) from 4 files" in result.stdout
+    reader = get_reader("claude-code")
+    sessions = [s for f in reader.find(root) for s in reader.read(f, **_WHO)]
+    # every message, less a last reply still waiting for tool results (the trimmed session's
+    # three Task calls have none in the file; a later run captures them)
+    messages = sum(settled(s.messages) for s in sessions)
+    assert messages < sum(len(s.messages) for s in sessions)
+    assert f"Read {len(sessions)} claude-code transcripts" in result.stdout
+    assert f"Captured {len(sessions)} sessions ({messages} messages)" in result.stdout
 
 
 def test_a_malformed_transcript_is_an_error_naming_file_and_line(
