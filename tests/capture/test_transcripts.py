@@ -150,3 +150,20 @@ def test_forgetting_the_actor_forgets_what_was_read(mem: Memory, tmp_path: Path)
     mem.forget_actor("ana")
     assert mem.store.transcript_files("default", "claude-code") == {}
     assert mem.capture_transcripts("claude-code", live, actor="ana").sessions == 1
+
+
+def test_a_file_another_run_captured_meanwhile_is_planned_again(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    live = shutil.copy(REJECTION, tmp_path / REJECTION.name)
+    mem.capture_transcripts("claude-code", live, actor="ana")
+    before = _state(mem)
+    real = mem.store.transcript_files
+
+    def stale(namespace: str, client: str, *, path: str | None = None) -> dict[str, Any]:
+        # the list read before the run: as if the other run had not finished yet
+        return real(namespace, client, path=path) if path else {}
+
+    monkeypatch.setattr(mem.store, "transcript_files", stale)
+    report = mem.capture_transcripts("claude-code", live, actor="ana")
+    assert report.sessions == 0 and _state(mem) == before

@@ -34,9 +34,12 @@ def test_records_round_trip_and_replace(store: Store) -> None:
         7,
         "cd" * 32,
     )
+    store.put_transcript_file(_record("/home/ana/.claude/projects/p/s2.jsonl"))
+    assert list(store.transcript_files("default", "claude-code", path=first.path)) == [first.path]
+    assert store.transcript_files("default", "claude-code", path="/elsewhere") == {}
     assert store.transcript_files("default", "codex") == {}
     assert store.transcript_files("other", "claude-code") == {}
-    assert store.count_rows()["transcript_files"] == 1
+    assert store.count_rows()["transcript_files"] == 2
 
 
 def test_a_failed_transaction_records_nothing(store: Store) -> None:

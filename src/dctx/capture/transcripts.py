@@ -178,15 +178,22 @@ def capture_transcripts(
     who, skill = actor or local_user(), skill or reader.name
     known = store.transcript_files(namespace, reader.name)
     for i, path in enumerate(files, start=1):
+        key = str(path)
         try:
             plan = plan_file(
-                reader, path, known.get(str(path)), actor=who, skill=skill, namespace=namespace
+                reader, path, known.get(key), actor=who, skill=skill, namespace=namespace
             )
             if plan.record is not None:
                 with store.transaction():
+                    now = store.transcript_files(namespace, reader.name, path=key).get(key)
+                    if now != known.get(key):  # another run captured it meanwhile: plan again
+                        plan = plan_file(
+                            reader, path, now, actor=who, skill=skill, namespace=namespace
+                        )
                     if plan.sessions:
                         report.captures.append(capture(plan.sessions))
-                    store.put_transcript_file(plan.record)
+                    if plan.record is not None:
+                        store.put_transcript_file(plan.record)
         except TraceFormatError as exc:
             if not skip_malformed:
                 raise

@@ -51,11 +51,14 @@ def transcript_from_row(row: Sequence[Any]) -> TranscriptFile:
     )
 
 
-def select_sql(ph: str) -> str:
-    return (
-        f"SELECT {', '.join(TRANSCRIPT_COLUMNS)} FROM transcript_files "
-        f"WHERE namespace = {ph} AND client = {ph} ORDER BY path"
+def select(ph: str, namespace: str, client: str, path: str | None) -> tuple[str, tuple[str, ...]]:
+    """The statement and parameters reading a client's records (or one file's)."""
+    where = f"namespace = {ph} AND client = {ph}" + (f" AND path = {ph}" if path else "")
+    params = (namespace, client, path) if path else (namespace, client)
+    sql = (
+        f"SELECT {', '.join(TRANSCRIPT_COLUMNS)} FROM transcript_files WHERE {where} ORDER BY path"
     )
+    return sql, params
 
 
 def upsert_sql(ph: str) -> str:
@@ -69,7 +72,7 @@ def upsert_sql(ph: str) -> str:
 
 __all__ = [
     "TRANSCRIPT_COLUMNS",
-    "select_sql",
+    "select",
     "transcript_from_row",
     "transcript_row",
     "upsert_sql",

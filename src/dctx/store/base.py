@@ -162,8 +162,11 @@ class Store(Protocol):
         ...
 
     # --- transcript files (incremental capture) ---------------------------
-    def transcript_files(self, namespace: str, client: str) -> dict[str, TranscriptFile]:
-        """What was captured from each transcript file of a client, by path."""
+    def transcript_files(
+        self, namespace: str, client: str, *, path: str | None = None
+    ) -> dict[str, TranscriptFile]:
+        """What was captured from each transcript file of a client (or the one at `path`),
+        by path."""
         ...
 
     def put_transcript_file(self, record: TranscriptFile) -> None:

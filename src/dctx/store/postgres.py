@@ -585,9 +585,12 @@ class PostgresStore:
 
     # --- transcript files --------------------------------------------------------------------
 
-    def transcript_files(self, namespace: str, client: str) -> dict[str, TranscriptFile]:
+    def transcript_files(
+        self, namespace: str, client: str, *, path: str | None = None
+    ) -> dict[str, TranscriptFile]:
+        sql, params = transcripts.select("%s", namespace, client, path)
         with self._reading(snapshot=False) as conn:
-            rows = conn.execute(transcripts.select_sql("%s"), (namespace, client)).fetchall()
+            rows = conn.execute(sql, params).fetchall()
         records = [transcripts.transcript_from_row(r) for r in rows]
         return {r.path: r for r in records}
 
