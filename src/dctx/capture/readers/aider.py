@@ -9,6 +9,8 @@ session; within one:
   call named "aider" on the reply, so the result stays linked to what caused it); output
   before any reply (the start-up banner, a command's echo) is not part of the conversation;
 - every other line is the assistant's reply.
+These are the rules aider's own history reader follows; a reply line that itself starts with
+`#### ` or `> ` (a markdown heading or quote) cannot be told apart and is read the same way.
 
 Times in the header are the machine's local time and are kept as written (ISO form, no zone).
 Lines before the first header (a history trimmed at the top) form one more session.
