@@ -57,7 +57,8 @@ class InvalidIdentifierError(UserError):
 
 
 class TraceFormatError(UserError):
-    """A trace message is malformed. Carries where: file, session, message index and field."""
+    """A trace message is malformed. Carries where: file, line (for line-based transcripts),
+    session, message index and field."""
 
     def __init__(
         self,
@@ -67,15 +68,19 @@ class TraceFormatError(UserError):
         session: str | None = None,
         index: int | None = None,
         field: str | None = None,
+        line: int | None = None,
     ) -> None:
         self.reason = reason
         self.file = file
         self.session = session
         self.index = index
         self.field = field
+        self.line = line
         where = []
         if file is not None:
             where.append(f"file {file}")
+        if line is not None:
+            where.append(f"line {line}")
         if session is not None:
             where.append(f"session {session!r}")
         if index is not None:
@@ -93,6 +98,7 @@ class TraceFormatError(UserError):
             session=self.session or session,
             index=self.index,
             field=self.field,
+            line=self.line,
         )
 
 

@@ -13,7 +13,7 @@ Memory("memory.db", llm="openai:gpt-4o-mini")   # capture with an LLM (determini
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -58,6 +58,7 @@ from dctx.validation import (
 )
 
 if TYPE_CHECKING:
+    from dctx.capture.transcripts import TranscriptReport
     from dctx.providers.llm_pipeline import LLMPipeline
 
 log = logging.getLogger("dctx")
@@ -180,6 +181,37 @@ class Memory:
     def capture_file(self, path: str | Path, **defaults: Any) -> CaptureReport:
         """Capture every session of a JSONL / JSON / YAML trace file in one transaction."""
         return self.capture_sessions(load_sessions(path, limits=self.limits, **defaults))
+
+    def capture_transcripts(
+        self,
+        client: str,
+        *paths: str | Path,
+        actor: str | None = None,
+        skill: str | None = None,
+        namespace: str | None = None,
+        skip_malformed: bool = False,
+        progress: Callable[[Path, int, int], None] | None = None,
+    ) -> TranscriptReport[CaptureReport]:
+        """Capture an agent client's own transcripts ("claude-code", "codex", "aider"), only
+        what is new since the last run. `paths` default to where the client keeps them; the
+        actor defaults to the OS user name, the skill to the client name.
+
+        mem.capture_transcripts("claude-code")                  # ~/.claude/projects
+        mem.capture_transcripts("aider", "~/src/app", actor="ana")
+        """
+        from dctx.capture.transcripts import capture_transcripts
+
+        return capture_transcripts(
+            self.store,
+            self.capture_sessions,
+            client,
+            paths,
+            actor=actor,
+            skill=skill,
+            namespace=namespace or self.namespace,
+            skip_malformed=skip_malformed,
+            progress=progress,
+        )
 
     def capture_sessions(self, sessions: Sequence[Session]) -> CaptureReport:
         """Learn from parsed sessions. All-or-nothing: one transaction for the whole call.

@@ -185,6 +185,36 @@ def parse_messages(
         raise exc.located(file=source, session=conv) from exc.__cause__
 
 
+def build_session(
+    messages: list[Message],
+    *,
+    conversation_id: str,
+    actor: str = "anonymous",
+    skill: str = "default",
+    namespace: str = DEFAULT_NAMESPACE,
+    timestamp: str | datetime | None = None,
+    source: str | None = None,
+) -> Session:
+    """Already-normalized messages (from a transcript reader) -> a linked, validated Session.
+
+    The same linking as `parse_messages`: each tool result must answer an earlier call, gets
+    the call's tool name, and `is_error` from its flag or its text.
+    """
+    try:
+        _link_results(messages, session=conversation_id, id_field="tool_call_id")
+        return Session(
+            conversation_id=conversation_id,
+            messages=messages,
+            actor=actor,
+            skill=skill,
+            namespace=namespace,
+            timestamp=_timestamp(timestamp, session=conversation_id),
+            source=source,
+        )
+    except TraceFormatError as exc:
+        raise exc.located(file=source, session=conversation_id) from exc.__cause__
+
+
 def load_sessions(
     path: str | Path,
     *,
@@ -215,4 +245,4 @@ def load_sessions(
     return sessions
 
 
-__all__ = ["WireFormat", "detect_format", "load_sessions", "parse_messages"]
+__all__ = ["WireFormat", "build_session", "detect_format", "load_sessions", "parse_messages"]

@@ -44,6 +44,7 @@ from dctx.models import (
     Session,
     utcnow,
 )
+from dctx.store import _transcripts as transcripts
 from dctx.store import postgres_ops as ops
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
@@ -56,7 +57,7 @@ from dctx.store._rows import (
     session_from_row,
     vector_to_blob,
 )
-from dctx.store.base import CaptureBatch, RuleIndex, Vector
+from dctx.store.base import CaptureBatch, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.postgres_migrations import POSTGRES_MIGRATIONS
@@ -597,6 +598,21 @@ class PostgresStore:
                 t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0])  # type: ignore[index]
                 for t in ops.TABLES
             }
+
+    # --- transcript files --------------------------------------------------------------------
+
+    def transcript_files(
+        self, namespace: str, client: str, *, path: str | None = None
+    ) -> dict[str, TranscriptFile]:
+        sql, params = transcripts.select("%s", namespace, client, path)
+        with self._reading(snapshot=False) as conn:
+            rows = conn.execute(sql, params).fetchall()
+        records = [transcripts.transcript_from_row(r) for r in rows]
+        return {r.path: r for r in records}
+
+    def put_transcript_file(self, record: TranscriptFile) -> None:
+        with self._writing() as conn:
+            conn.execute(transcripts.upsert_sql("%s"), transcripts.transcript_row(record))
 
     # --- caches ------------------------------------------------------------------------------
 

@@ -280,10 +280,11 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
     delete("evidence", f"id {ANY}", evidence)
     delete("nodes", f"id {ANY}", nodes)
     if actor is None:
-        for table in ("sessions", "cache", "actors", "subjects"):
+        for table in ("sessions", "cache", "transcript_files", "actors", "subjects"):
             delete(table, "namespace = %s", namespace)
     else:
         delete("sessions", f"namespace = %s AND conversation_id {ANY}", namespace, names)
+        delete("transcript_files", "namespace = %s AND actor = %s", namespace, actor)
         # their entries, and shared ones that remember their conversations (tool failures)
         delete(
             "cache",

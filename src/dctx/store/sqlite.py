@@ -37,6 +37,7 @@ from dctx.models import (
     Session,
     utcnow,
 )
+from dctx.store import _transcripts as transcripts
 from dctx.store import sqlite_ops as ops
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
@@ -49,7 +50,7 @@ from dctx.store._rows import (
     session_from_row,
     vector_to_blob,
 )
-from dctx.store.base import CaptureBatch, RuleIndex, Vector
+from dctx.store.base import CaptureBatch, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
@@ -533,6 +534,21 @@ class SQLiteStore:
             return {
                 t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in ops.TABLES
             }
+
+    # --- transcript files --------------------------------------------------------------------
+
+    def transcript_files(
+        self, namespace: str, client: str, *, path: str | None = None
+    ) -> dict[str, TranscriptFile]:
+        sql, params = transcripts.select("?", namespace, client, path)
+        with self._reading() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        records = [transcripts.transcript_from_row(r) for r in rows]
+        return {r.path: r for r in records}
+
+    def put_transcript_file(self, record: TranscriptFile) -> None:
+        with self._writing() as conn:
+            conn.execute(transcripts.upsert_sql("?"), transcripts.transcript_row(record))
 
     # --- caches ------------------------------------------------------------------------------
 

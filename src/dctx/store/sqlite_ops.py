@@ -37,6 +37,7 @@ TABLES = (
     "vectors",
     "meta",
     "cache",
+    "transcript_files",
 )
 IN = "IN (SELECT value FROM json_each(?))"  # one parameter for any number of values
 NODE_FIELDS = tuple(f.name for f in dataclasses.fields(DecisionNode))  # = table columns
@@ -277,10 +278,11 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
     delete("evidence", f"id {IN}", json_list(evidence))
     delete("nodes", f"id {IN}", json_list(nodes))
     if actor is None:
-        for table in ("sessions", "cache", "actors", "subjects"):
+        for table in ("sessions", "cache", "transcript_files", "actors", "subjects"):
             delete(table, "namespace = ?", namespace)
     else:
         delete("sessions", f"namespace = ? AND conversation_id {IN}", namespace, names)
+        delete("transcript_files", "namespace = ? AND actor = ?", namespace, actor)
         # their entries, and shared ones that remember their conversations (tool failures)
         delete(
             "cache",
