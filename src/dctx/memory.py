@@ -203,7 +203,7 @@ class Memory:
 
         return capture_transcripts(
             self.store,
-            self.capture_sessions,
+            self._capture,
             client,
             paths,
             actor=actor,
@@ -225,6 +225,16 @@ class Memory:
         or evidence is added). One captured with other content or as another actor raises
         ConflictError and nothing is written: a conversation is learned from once.
         """
+        report = self._capture(sessions)
+        assert report is not None  # no `still_current` check: never abandoned
+        return report
+
+    def _capture(
+        self, sessions: Sequence[Session], still_current: Callable[[], bool] | None = None
+    ) -> CaptureReport | None:
+        """`capture_sessions`, with `still_current` called first inside the write transaction
+        (it may write there too): False abandons the capture, nothing written, None returned.
+        Transcript capture uses it to record a file in the capture's own transaction."""
         for s in sessions:
             check_session(s, limits=self.limits)  # fails fast: nothing done, no lock taken
         while True:
@@ -248,6 +258,8 @@ class Memory:
                     # (a conflicting one raises here and nothing is written)
                     if len(self._not_captured(fresh, CaptureReport())) < len(fresh):
                         continue  # prepared against an older store: redo, nothing written
+                    if still_current is not None and not still_current():
+                        return None
                     cache.flush()
                     for item in work:
                         self._merge_and_write(item, chains, embedder, report)

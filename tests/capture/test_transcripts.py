@@ -167,3 +167,32 @@ def test_a_file_another_run_captured_meanwhile_is_planned_again(
     monkeypatch.setattr(mem.store, "transcript_files", stale)
     report = mem.capture_transcripts("claude-code", live, actor="ana")
     assert report.sessions == 0 and _state(mem) == before
+
+
+class _WatchingLLM:
+    """Notes whether a write transaction is open on its thread when called; answers nonsense,
+    so every step falls back to the deterministic result."""
+
+    id = "watching:test"
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self.store = store
+        self.inside: list[bool] = []
+
+    def complete(self, system: str, user: str, *, schema: Any = None) -> tuple[str, Any]:
+        from dctx.providers.base import Usage
+
+        self.inside.append(self.store._tx_conn() is not None)
+        return "not json", Usage(input_tokens=1, output_tokens=1)
+
+
+def test_llm_calls_of_a_transcript_capture_run_before_its_write_transaction(
+    tmp_path: Path,
+) -> None:
+    live = shutil.copy(REJECTION, tmp_path / REJECTION.name)
+    store = SQLiteStore(tmp_path / "llm.db")
+    llm = _WatchingLLM(store)
+    with Memory(store, embedder="hashing", llm=llm) as mem:
+        report = mem.capture_transcripts("claude-code", live, actor="ana")
+        assert report.sessions == 1 and store.transcript_files("default", "claude-code")
+    assert llm.inside and not any(llm.inside), "an LLM call ran inside the write transaction"

@@ -13,7 +13,8 @@ A trailing reply whose tool calls have no result yet (the client is still runnin
 held back until a later run, so a result never arrives in a part without its call.
 
 Each file is captured and recorded in one transaction, so an interrupted run resumes where it
-stopped and a re-run adds no support and no evidence.
+stopped and a re-run adds no support and no evidence. The capture's work (LLM calls,
+embedding) runs before that transaction, as for any capture.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ from dctx.models import Message, Session, to_json, utcnow
 from dctx.store.base import Store, TranscriptFile
 
 R = TypeVar("R")
+
+# learns from sessions; calls the check inside its write transaction, None if that said False
+Capture = Callable[[list[Session], Callable[[], bool]], R | None]
 
 
 def local_user() -> str:
@@ -148,9 +152,38 @@ def plan_file(
     return plan
 
 
+def _record(
+    store: Store,
+    capture: Capture[R],
+    plan: FilePlan,
+    previous: TranscriptFile | None,
+    report: TranscriptReport[R],
+) -> bool:
+    """Capture a plan's sessions and record the file in the capture's own transaction;
+    False (nothing written) if the file's record is no longer `previous`."""
+    assert plan.record is not None
+    record = plan.record
+
+    def still_current() -> bool:
+        now = store.transcript_files(record.namespace, record.client, path=record.path)
+        if now.get(record.path) != previous:
+            return False
+        store.put_transcript_file(record)
+        return True
+
+    if not plan.sessions:
+        with store.transaction():
+            return still_current()
+    captured = capture(plan.sessions, still_current)
+    if captured is None:
+        return False
+    report.captures.append(captured)
+    return True
+
+
 def capture_transcripts(
     store: Store,
-    capture: Callable[[list[Session]], R],
+    capture: Capture[R],
     client: str,
     paths: Sequence[str | Path] = (),
     *,
@@ -161,8 +194,10 @@ def capture_transcripts(
     progress: Callable[[Path, int, int], None] | None = None,
 ) -> TranscriptReport[R]:
     """Find a client's transcripts under `paths` (default: where the client keeps them) and
-    capture what is new in each, one transaction per file. `capture` learns from sessions
-    (`Memory.capture_sessions`). A malformed file raises `TraceFormatError` (files before it
+    capture what is new in each, one transaction per file. `capture(sessions, still_current)`
+    learns from sessions (`Memory._capture`): its work runs before its write transaction,
+    inside which it calls `still_current` (which records the file) and writes nothing if
+    that says False. A malformed file raises `TraceFormatError` (files before it
     stay captured), or is listed in `skipped` with `skip_malformed`. `progress(file, i, n)` is
     called after each file."""
     reader = get_reader(client)
@@ -180,20 +215,15 @@ def capture_transcripts(
     for i, path in enumerate(files, start=1):
         key = str(path)
         try:
-            plan = plan_file(
-                reader, path, known.get(key), actor=who, skill=skill, namespace=namespace
-            )
-            if plan.record is not None:
-                with store.transaction():
-                    now = store.transcript_files(namespace, reader.name, path=key).get(key)
-                    if now != known.get(key):  # another run captured it meanwhile: plan again
-                        plan = plan_file(
-                            reader, path, now, actor=who, skill=skill, namespace=namespace
-                        )
-                    if plan.sessions:
-                        report.captures.append(capture(plan.sessions))
-                    if plan.record is not None:
-                        store.put_transcript_file(plan.record)
+            previous = known.get(key)
+            while True:
+                plan = plan_file(
+                    reader, path, previous, actor=who, skill=skill, namespace=namespace
+                )
+                if plan.record is None or _record(store, capture, plan, previous, report):
+                    break
+                # another run recorded the file meanwhile: plan again from its record
+                previous = store.transcript_files(namespace, reader.name, path=key).get(key)
         except TraceFormatError as exc:
             if not skip_malformed:
                 raise
