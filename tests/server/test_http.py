@@ -263,3 +263,18 @@ def test_capture_timestamp_is_validated_and_kept(api: httpx.Client, live: LiveSe
     rule = _capture(api, "acme", {**segment_session(), "timestamp": "2026-02-04T12:30:00+01:00"})
     why = get_json(api, f"/v1/acme/rules/{rule['added'][0]['id']}/explain")
     assert why["evidence"][0]["timestamp"] == "2026-02-04T11:30:00Z"
+
+
+def test_docs_page_works_offline(api: httpx.Client) -> None:
+    """/docs references only this server's own assets (no CDN), and they are served."""
+    import re
+
+    page = api.get("/docs")
+    assert page.status_code == 200 and "swagger" in page.text.lower()
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)["']""", page.text)
+    urls += re.findall(r"""url: ?["']([^"']+)["']""", page.text)
+    assert urls and all(u.startswith("/") for u in urls), urls  # nothing from another host
+    for url in urls:
+        r = api.get(url)
+        assert r.status_code == 200 and r.content, url
+    assert "SwaggerUIBundle" in api.get("/docs-assets/swagger-ui-bundle.js").text

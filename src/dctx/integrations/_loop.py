@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from dctx.errors import RuntimeFailure, UserError
+from dctx.errors import AgentLoopError, MaxTurnsError
 from dctx.guards import GuardChecker, Verdict, compile_guards
 from dctx.models import Unit, new_id
 
@@ -38,21 +38,6 @@ if TYPE_CHECKING:
     from dctx.memory import CaptureReport, Memory
 
 ToolFunction = Callable[..., Any]
-
-
-class AgentLoopError(UserError):
-    """The input to an agent-loop helper is malformed (messages, tools, functions, limits)."""
-
-
-class MaxTurnsError(RuntimeFailure):
-    """The model was still calling tools after `max_turns` model calls; nothing was captured."""
-
-    def __init__(self, max_turns: int) -> None:
-        self.max_turns = max_turns
-        super().__init__(
-            f"the model was still calling tools after {max_turns} model calls; nothing was "
-            "captured. Raise max_turns, or check that the tools answer what the model asks."
-        )
 
 
 @dataclass(slots=True)

@@ -11,6 +11,7 @@ import logging
 from typing import Annotated, Any
 
 from dctx.errors import DctxError, MissingDependencyError
+from dctx.server.docs import add_offline_docs
 from dctx.server.errors import (
     API_KEY_HEADER,
     INTERNAL,
@@ -81,7 +82,10 @@ def create_app(service: DctxService, *, api_key: str | None = None) -> FastAPI:
         title="dctx",
         summary="Decision Context: behavioral memory for tool-using LLM agents.",
         version=service.health().version,
+        docs_url=None,  # FastAPI's page loads swagger-ui from a CDN; see server.docs
+        redoc_url=None,
     )
+    add_offline_docs(app)
     errors = dict(_ERRORS)
     dependencies: list[Any] = []
     if api_key:
