@@ -56,7 +56,11 @@ def _loaded_after(code: str) -> set[str]:
 
 
 def test_importing_errors_or_the_version_loads_nothing_heavy() -> None:
-    for code in ("import dctx.errors", "import dctx; dctx.__version__", "from dctx import DctxError"):
+    for code in (
+        "import dctx.errors",
+        "import dctx; dctx.__version__",
+        "from dctx import DctxError",
+    ):
         loaded = _loaded_after(code)
         assert not loaded & {"numpy", "onnxruntime", "tokenizers", "pydantic", "bm25s"}, code
 
