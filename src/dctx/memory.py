@@ -27,7 +27,7 @@ from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring
 from dctx.capture.self_assess import assess
 from dctx.compile.compiler import compile_signals
 from dctx.compile.maintain import Rulebook
-from dctx.errors import NotFoundError
+from dctx.errors import ConfigError, NotFoundError
 from dctx.inject.run import Run
 from dctx.models import (
     DEFAULT_NAMESPACE,
@@ -252,16 +252,41 @@ class Memory:
     def rule(self, rule_id: str) -> Rule:
         return self.store.get_rule(rule_id)
 
-    def explain(self, rule_id: str) -> dict[str, Any]:
-        """Provenance of a rule: who said what, when, in which session and message."""
+    def explain(
+        self,
+        rule_id: str,
+        *,
+        query: str | None = None,
+        actor: str | None = None,
+        skill: str | None = None,
+        tools: Sequence[str] | None = None,
+        steps: Sequence[tuple[dict[str, Any], str]] = (),
+    ) -> dict[str, Any]:
+        """Explain a rule: its provenance (who said what, when, in which session and message)
+        and, given a run (`query`, `actor`, `skill`, optional `tools` and `steps` as
+        ({"name", "arguments"}, result) pairs), why it would or would not fire at each
+        decision point of that run, under "run". `dctx rules explain` prints the same."""
         rule = self.store.get_rule(rule_id)
         evidence = self.store.get_evidence(rule.evidence_ids)
         nodes = self.store.get_nodes([rule.trigger.node_id] if rule.trigger.node_id else [])
-        return {
+        out: dict[str, Any] = {
             "rule": rule.to_dict(),
             "evidence": [to_dict(e) for e in evidence],
             "trigger_node": to_dict(nodes[0]) if nodes else None,
         }
+        if query is None:
+            if actor is not None or skill is not None or tools is not None or steps:
+                raise ConfigError("explaining a run needs its query: pass query=...")
+            return out
+        if not actor or not skill:
+            raise ConfigError("explaining a run needs the actor and skill that run it")
+        from dctx.inject.why import explain_run
+
+        _, (why,) = explain_run(
+            self, [rule], actor=actor, skill=skill, query=query, tools=tools, steps=steps
+        )
+        out["run"] = why.to_dict()
+        return out
 
     def set_status(self, rule_id: str, status: RuleStatus, note: str = "") -> Rule:
         return self.store.set_rule_status(rule_id, status, note=note)
