@@ -252,6 +252,25 @@ class Memory:
     def rule(self, rule_id: str) -> Rule:
         return self.store.get_rule(rule_id)
 
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        namespace: str | None = None,
+        actor: str | None = None,
+        skill: str | None = None,
+        status: RuleStatus | Sequence[RuleStatus] | None = None,
+    ) -> list[tuple[Rule, float]]:
+        """Rules whose text or trigger matches `query` (BM25 full text), best first, with
+        their scores; `actor`, `skill` and `status` filter as in `rules`."""
+        ns = namespace or self.namespace
+        hits = self.store.search_text(ns, query, limit=max(limit * 4, 50))
+        allowed = {
+            r.id: r for r in self.rules(actor=actor, skill=skill, status=status, namespace=ns)
+        }
+        return [(allowed[rid], score) for rid, score in hits if rid in allowed][:limit]
+
     def explain(
         self,
         rule_id: str,

@@ -186,6 +186,21 @@ class DctxService:
             )
         return [_rule(r) for r in rules]
 
+    def search_rules(
+        self, namespace: str, query: str, flt: RuleFilter, *, limit: int = 10
+    ) -> list[RuleOut]:
+        """Rules matching `query` (full text), best first, filtered like `list_rules`."""
+        with self._lock:
+            hits = self.memory.search(
+                query,
+                limit=limit,
+                namespace=namespace,
+                actor=flt.actor,
+                skill=flt.skill,
+                status=flt.status,
+            )
+        return [_rule(rule) for rule, _ in hits]
+
     def get_rule(self, namespace: str, rule_id: str) -> RuleOut:
         with self._lock:
             return _rule(self._owned(namespace, rule_id))
