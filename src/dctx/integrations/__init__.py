@@ -21,6 +21,7 @@ from dctx.integrations._loop import (
 
 if TYPE_CHECKING:
     from dctx.integrations.anthropic_loop import arun_anthropic_loop, run_anthropic_loop
+    from dctx.integrations.langchain_middleware import DctxMiddleware
     from dctx.integrations.langgraph_hook import DctxHook
     from dctx.integrations.openai_loop import arun_openai_loop, run_openai_loop
 
@@ -30,6 +31,7 @@ _LAZY = {
     "run_anthropic_loop": "dctx.integrations.anthropic_loop",
     "arun_anthropic_loop": "dctx.integrations.anthropic_loop",
     "DctxHook": "dctx.integrations.langgraph_hook",
+    "DctxMiddleware": "dctx.integrations.langchain_middleware",
 }
 
 
@@ -45,6 +47,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AgentLoopError",
     "DctxHook",
+    "DctxMiddleware",
     "LoopResult",
     "LoopSession",
     "MaxTurnsError",

@@ -119,6 +119,7 @@ class LoopSession:
         tools: Sequence[str] | None = None,
         guards: bool = True,
         conversation_id: str | None = None,
+        namespace: str | None = None,
     ) -> None:
         if not isinstance(query, str) or not query.strip():
             raise AgentLoopError("the run needs a non-empty user query (the last user message)")
@@ -128,7 +129,10 @@ class LoopSession:
         self.tools = list(tools) if tools is not None else None
         self.guards_on = guards
         self.conversation_id = conversation_id or new_id("loop")
-        self.run: Run = memory.start(actor=actor, skill=skill, query=query, tools=self.tools)
+        self.namespace = namespace or memory.namespace
+        self.run: Run = memory.start(
+            actor=actor, skill=skill, query=query, tools=self.tools, namespace=self.namespace
+        )
         self.checker = GuardChecker()
         self.outcomes: list[ToolOutcome] = []
         self._sync_guards()
@@ -240,6 +244,7 @@ class LoopSession:
             actor=self.actor,
             skill=self.skill,
             conversation_id=self.conversation_id,
+            namespace=self.namespace,
         )
 
     def _sync_guards(self) -> None:
