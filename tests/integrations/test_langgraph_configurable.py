@@ -117,3 +117,17 @@ def test_a_call_without_actor_is_a_typed_error(two_users: Memory) -> None:
     )
     with pytest.raises(AgentLoopError, match="configurable"):
         graph.invoke({"messages": [("user", QUERY)]}, {"configurable": {"skill": "analyst"}})
+
+
+def test_middleware_injects_and_guards_in_an_async_agent(two_users: Memory) -> None:
+    import asyncio
+
+    dctx = DctxMiddleware(two_users)
+    args = {"ticker": "GLBX", "source": "yahoo_legacy"}
+    call = AIMessage(content="", tool_calls=[{"id": "c1", "name": "get_price", "args": args}])
+    model = ScriptedModel(messages=iter([call, AIMessage("done")]))
+    agent = create_agent(model, [get_price], middleware=[dctx])
+    state = asyncio.run(agent.ainvoke({"messages": [("user", QUERY)]}, _config("ana")))
+    assert ANA_RULE in _shown(model)
+    result = next(m for m in state["messages"] if getattr(m, "tool_call_id", None) == "c1")
+    assert json.loads(str(result.content))["source"] == "polygon"

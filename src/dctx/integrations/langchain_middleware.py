@@ -92,6 +92,18 @@ class DctxMiddleware(AgentMiddleware):
             lambda args: handler(request.override(tool_call={**call, "args": args})),
         )
 
+    async def awrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[..., Awaitable[Any]]
+    ) -> Any:
+        call = request.tool_call
+        return await self.hook.arun_tool(
+            str(call["id"]),
+            call["name"],
+            dict(call.get("args") or {}),
+            request.runtime.config,
+            lambda args: handler(request.override(tool_call={**call, "args": args})),
+        )
+
     def capture(self, messages: Sequence[BaseMessage], config: Any = None) -> CaptureReport:
         """Learn from the finished agent run (its final `messages`) for `config`'s caller."""
         return self.hook.capture(messages, config)

@@ -27,11 +27,12 @@ keep the arguments that ran.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from dctx.errors import MissingDependencyError
+from dctx.guards import Verdict
 from dctx.integrations._loop import AgentLoopError, LoopSession, ToolOutcome, text_of
 
 if TYPE_CHECKING:
@@ -212,10 +213,33 @@ class DctxHook:
     ) -> Any:
         """Guard one tool call: `execute(arguments)` runs it (with corrected arguments), or a
         rejection ToolMessage (status "error") is returned without running it."""
+        admitted = self._admit_tool(call_id, name, arguments, config)
+        if not isinstance(admitted, _AdmittedTool):
+            return admitted
+        return admitted.finish(execute(admitted.arguments))
+
+    async def arun_tool(
+        self,
+        call_id: str,
+        name: str,
+        arguments: Mapping[str, Any],
+        config: Mapping[str, Any] | None,
+        execute: Callable[[dict[str, Any]], Awaitable[Any]],
+    ) -> Any:
+        """`run_tool` for async graphs: `execute` is awaited."""
+        admitted = self._admit_tool(call_id, name, arguments, config)
+        if not isinstance(admitted, _AdmittedTool):
+            return admitted
+        return admitted.finish(await execute(admitted.arguments))
+
+    def _admit_tool(
+        self, call_id: str, name: str, arguments: Mapping[str, Any], config: Any
+    ) -> Any:
+        """The guards' decision: a rejection ToolMessage, or what to run and how to record it."""
         _, thread = self._thread(config)
         session = thread.session
         if session is None:  # a tool called outside a dctx run: nothing to guard with
-            return execute(dict(arguments))
+            return _AdmittedTool(call_id, name, dict(arguments), None, None)
         verdict = session.check(name, dict(arguments))
         if verdict.action == "reject":
             thread.rejected.add(call_id)
@@ -227,16 +251,7 @@ class DctxHook:
             )
         session.checker.executed(name)
         thread.executed[call_id] = verdict.arguments
-        out = execute(verdict.arguments)
-        status: Literal["ok", "error", "corrected"] = (
-            "corrected" if verdict.action == "correct" else "ok"
-        )
-        if getattr(out, "status", None) == "error":
-            status = "error"
-        session.outcomes.append(
-            ToolOutcome(call_id, name, verdict.arguments, text_of_tool(out), status, verdict)
-        )
-        return out
+        return _AdmittedTool(call_id, name, verdict.arguments, session, verdict)
 
     # ------------------------------------------------------------------ capture
     def capture(
@@ -263,6 +278,32 @@ class DctxHook:
                 m = m.model_copy(update={"tool_calls": calls})
             kept.append(m)
         return thread.session.capture(msgs.convert_to_openai_messages(kept))
+
+
+@dataclass(slots=True)
+class _AdmittedTool:
+    """A tool call the guards let through; `finish` records its result on the run."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    session: LoopSession | None
+    verdict: Verdict | None
+
+    def finish(self, out: Any) -> Any:
+        if self.session is None or self.verdict is None:
+            return out
+        status: Literal["ok", "error", "corrected"] = (
+            "corrected" if self.verdict.action == "correct" else "ok"
+        )
+        if getattr(out, "status", None) == "error":
+            status = "error"
+        self.session.outcomes.append(
+            ToolOutcome(
+                self.call_id, self.name, self.arguments, text_of_tool(out), status, self.verdict
+            )
+        )
+        return out
 
 
 def stage1_messages(session: LoopSession) -> list[BaseMessage]:
