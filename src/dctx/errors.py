@@ -8,12 +8,15 @@
     │   ├── TraceFormatError      a malformed trace (names file, session, message index, field)
     │   ├── ScenarioFormatError   a DC-Bench scenario file that breaks the contract
     │   ├── NotFoundError         an id that does not exist
-    │   └── ConflictError         conflicts with what is stored (a conversation captured
-    │                             before with other content)
+    │   ├── ConflictError         conflicts with what is stored (a conversation captured
+    │   │                         before with other content)
+    │   ├── AuthError             a server request without the right API key
+    │   └── AgentLoopError        malformed input to an agent-loop helper (or wrong client)
     └── RuntimeFailure            (something outside the caller failed)
         ├── StoreError            the database failed or refused
         │   └── EmbedderMismatchError  vectors from a different embedder
-        └── ProviderError         an LLM / embedding provider failed
+        ├── ProviderError         an LLM / embedding provider failed
+        └── MaxTurnsError         an agent loop still calling tools at its turn limit
 
 Third-party exceptions never escape a backend: they are mapped onto this tree.
 """
@@ -34,12 +37,22 @@ class ConfigError(UserError):
 
 
 class MissingDependencyError(ConfigError):
-    """An optional extra is needed; the message names the pip command that installs it."""
+    """A dependency is missing; the message names the pip command that installs it.
 
-    def __init__(self, feature: str, extra: str, package: str | None = None) -> None:
+    `extra` names the optional extra that brings `package`; None means a core dependency
+    that is missing from this environment (installed with pip directly).
+    """
+
+    def __init__(self, feature: str, extra: str | None, package: str | None = None) -> None:
         self.feature = feature
         self.extra = extra
-        pkg = package or extra
+        pkg = package or extra or feature
+        if extra is None:
+            super().__init__(
+                f"{feature} needs '{pkg}', a core dependency of dctx missing from this "
+                f"environment. Install it with: pip install {pkg}"
+            )
+            return
         super().__init__(
             f"{feature} needs the optional dependency '{pkg}'. "
             f"Install it with: pip install 'dctx[{extra}]'"
@@ -103,7 +116,7 @@ class TraceFormatError(UserError):
 
 
 class ScenarioFormatError(UserError):
-    """A DC-Bench scenario file does not follow ../shared/DCBENCH.md."""
+    """A DC-Bench scenario file does not follow docs/DCBENCH.md."""
 
 
 class NotFoundError(UserError):
@@ -112,6 +125,15 @@ class NotFoundError(UserError):
 
 class ConflictError(UserError):
     """The request conflicts with what is already stored; the message names it and the fix."""
+
+
+class AuthError(UserError):
+    """The request lacks the API key the server was started with, or carries a wrong one."""
+
+
+class AgentLoopError(UserError):
+    """The input to an agent-loop helper is malformed (messages, tools, functions, limits,
+    or a client of the wrong kind)."""
 
 
 class RuntimeFailure(DctxError):
@@ -138,12 +160,26 @@ class ProviderError(RuntimeFailure):
     """An LLM or embedding provider failed (after retries)."""
 
 
+class MaxTurnsError(RuntimeFailure):
+    """The model was still calling tools after `max_turns` model calls; nothing was captured."""
+
+    def __init__(self, max_turns: int) -> None:
+        self.max_turns = max_turns
+        super().__init__(
+            f"the model was still calling tools after {max_turns} model calls; nothing was "
+            "captured. Raise max_turns, or check that the tools answer what the model asks."
+        )
+
+
 __all__ = [
+    "AgentLoopError",
+    "AuthError",
     "ConfigError",
     "ConflictError",
     "DctxError",
     "EmbedderMismatchError",
     "InvalidIdentifierError",
+    "MaxTurnsError",
     "MissingDependencyError",
     "NotFoundError",
     "ProviderError",

@@ -29,7 +29,7 @@ from dctx.compile.admission import DEFAULT_ADMISSION, Admission
 from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
 from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
-from dctx.errors import ConflictError, NotFoundError
+from dctx.errors import ConfigError, ConflictError, NotFoundError
 from dctx.inject.run import Run
 from dctx.models import (
     DEFAULT_NAMESPACE,
@@ -411,16 +411,61 @@ class Memory:
     def rule(self, rule_id: str) -> Rule:
         return self.store.get_rule(self._rule_id(rule_id))
 
-    def explain(self, rule_id: str) -> dict[str, Any]:
-        """Provenance of a rule: who said what, when, in which session and message."""
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        namespace: str | None = None,
+        actor: str | None = None,
+        skill: str | None = None,
+        status: RuleStatus | Sequence[RuleStatus] | None = None,
+    ) -> list[tuple[Rule, float]]:
+        """Rules whose text or trigger matches `query` (BM25 full text), best first, with
+        their scores; `actor`, `skill` and `status` filter as in `rules`."""
+        ns = self._namespace(namespace)
+        query = check_text(query, field="query", limits=self.limits)
+        hits = self.store.search_text(ns, query, limit=max(limit * 4, 50))
+        allowed = {
+            r.id: r for r in self.rules(actor=actor, skill=skill, status=status, namespace=ns)
+        }
+        return [(allowed[rid], score) for rid, score in hits if rid in allowed][:limit]
+
+    def explain(
+        self,
+        rule_id: str,
+        *,
+        query: str | None = None,
+        actor: str | None = None,
+        skill: str | None = None,
+        tools: Sequence[str] | None = None,
+        steps: Sequence[tuple[dict[str, Any], str]] = (),
+    ) -> dict[str, Any]:
+        """Explain a rule: its provenance (who said what, when, in which session and message)
+        and, given a run (`query`, `actor`, `skill`, optional `tools` and `steps` as
+        ({"name", "arguments"}, result) pairs), why it would or would not fire at each
+        decision point of that run, under "run". `dctx rules explain` prints the same."""
         rule = self.store.get_rule(self._rule_id(rule_id))
         evidence = self.store.get_evidence(rule.evidence_ids)
         nodes = self.store.get_nodes([rule.trigger.node_id] if rule.trigger.node_id else [])
-        return {
+        out: dict[str, Any] = {
             "rule": rule.to_dict(),
             "evidence": [to_dict(e) for e in evidence],
             "trigger_node": to_dict(nodes[0]) if nodes else None,
         }
+        if query is None:
+            if actor is not None or skill is not None or tools is not None or steps:
+                raise ConfigError("explaining a run needs its query: pass query=...")
+            return out
+        if not actor or not skill:
+            raise ConfigError("explaining a run needs the actor and skill that run it")
+        from dctx.inject.why import explain_run
+
+        _, (why,) = explain_run(
+            self, [rule], actor=actor, skill=skill, query=query, tools=tools, steps=steps
+        )
+        out["run"] = why.to_dict()
+        return out
 
     def set_status(self, rule_id: str, status: RuleStatus, note: str = "") -> Rule:
         return self.store.set_rule_status(self._rule_id(rule_id), status, note=note)

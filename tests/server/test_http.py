@@ -283,3 +283,20 @@ def test_recapture_is_a_noop_and_other_content_under_the_id_is_409(
     err = r.json()["error"]
     assert err["code"] == "conflict" and "'kenji-growth'" in err["message"]
     assert live.service.memory.store.count_rows() == before
+
+
+@pytest.mark.parametrize(("path", "library"), [("/docs", "swagger"), ("/redoc", "redoc")])
+def test_docs_page_works_offline(api: httpx.Client, path: str, library: str) -> None:
+    """/docs and /redoc reference only this server's own assets (no CDN), and they are served."""
+    import re
+
+    page = api.get(path)
+    assert page.status_code == 200 and library in page.text.lower()
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)["']""", page.text)
+    urls += re.findall(r"""url: ?["']([^"']+)["']""", page.text)
+    urls += re.findall(r"""spec-url=["']([^"']+)["']""", page.text)
+    assert urls and all(u.startswith("/") for u in urls), urls  # nothing from another host
+    for url in urls:
+        r = api.get(url)
+        assert r.status_code == 200 and r.content, url
+    assert "SwaggerUIBundle" in api.get("/docs-assets/swagger-ui-bundle.js").text

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from dctx.errors import (
+    AuthError,
     ConfigError,
     ConflictError,
     DctxError,
@@ -26,10 +27,6 @@ from dctx.errors import (
     TraceFormatError,
     UserError,
 )
-
-
-class AuthError(UserError):
-    """The request lacks the API key the server was started with, or carries a wrong one."""
 
 
 class RequestTooLargeError(UserError):

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 from dctx.errors import DctxError, MissingDependencyError, TraceFormatError
+from dctx.server.docs import add_offline_docs
 from dctx.server.errors import (
     API_KEY_HEADER,
     INTERNAL,
@@ -52,8 +53,7 @@ log = logging.getLogger("dctx.server")
 try:
     from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-    from fastapi.responses import HTMLResponse, JSONResponse, Response
+    from fastapi.responses import JSONResponse, Response
     from fastapi.security import APIKeyHeader
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -101,8 +101,8 @@ def create_app(
         title="dctx",
         summary="Decision Context: behavioral memory for tool-using LLM agents.",
         version=service.health().version,
-        docs_url="/docs" if open_docs else None,
-        redoc_url="/redoc" if open_docs else None,
+        docs_url=None,  # FastAPI's pages load their scripts from a CDN; see server.docs
+        redoc_url=None,
         openapi_url="/openapi.json" if open_docs else None,
     )
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
@@ -119,6 +119,8 @@ def create_app(
         dependencies.append(Depends(require_key))
         errors[401] = {"model": ErrorBody, "description": "Missing or wrong API key"}
         _docs_routes(app, Depends(require_key))
+    else:
+        add_offline_docs(app)
 
     @app.exception_handler(DctxError)
     async def dctx_error(_: Request, exc: DctxError) -> JSONResponse:
@@ -162,19 +164,13 @@ def create_app(
 
 
 def _docs_routes(app: FastAPI, key: Any) -> None:
-    """/openapi.json, /docs and /redoc behind the API key (FastAPI serves them openly)."""
+    """/openapi.json behind the API key (FastAPI serves it openly); /docs and /redoc too."""
 
     @app.get("/openapi.json", include_in_schema=False, dependencies=[key])
     def openapi() -> JSONResponse:
         return JSONResponse(app.openapi())
 
-    @app.get("/docs", include_in_schema=False, dependencies=[key])
-    def swagger() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="dctx API")
-
-    @app.get("/redoc", include_in_schema=False, dependencies=[key])
-    def redoc() -> HTMLResponse:
-        return get_redoc_html(openapi_url="/openapi.json", title="dctx API")
+    add_offline_docs(app, dependencies=[key])
 
 
 def _capture_routes(v1: APIRouter, svc: DctxService) -> None:

@@ -176,6 +176,20 @@ class DctxService:
         )
         return [_rule(r) for r in rules]
 
+    def search_rules(
+        self, namespace: str, query: str, flt: RuleFilter, *, limit: int = 10
+    ) -> list[RuleOut]:
+        """Rules matching `query` (full text), best first, filtered like `list_rules`."""
+        hits = self.memory.search(
+            query,
+            limit=limit,
+            namespace=namespace,
+            actor=flt.actor,
+            skill=flt.skill,
+            status=flt.status,
+        )
+        return [_rule(rule) for rule, _ in hits]
+
     def get_rule(self, namespace: str, rule_id: str) -> RuleOut:
         return _rule(self._owned(namespace, rule_id))
 

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from dctx.bench.scenario_gen.fin_common import SKILL, item, session, tools
-from dctx.bench.scenario_gen.fin_corrections import CORRECTIONS, Correction
-from dctx.bench.scenario_gen.fin_session import SessionBuilder, join_lead
+from benchmarks.scenario_gen.fin_common import SKILL, item, session, tools
+from benchmarks.scenario_gen.fin_corrections import CORRECTIONS, Correction
+from benchmarks.scenario_gen.fin_session import SessionBuilder, join_lead
 
 # --------------------------------------------------------------------------- 100 / 50 corr
 

@@ -17,7 +17,14 @@ from typing import Any
 
 import yaml
 
-SCENARIO_DIR = Path(__file__).resolve().parents[1] / "scenarios" / "financial_analyst"
+SCENARIO_DIR = (
+    Path(__file__).resolve().parents[2]
+    / "src"
+    / "dctx"
+    / "bench"
+    / "scenarios"
+    / "financial_analyst"
+)
 
 _PREFIXES = (
     "Ashby",

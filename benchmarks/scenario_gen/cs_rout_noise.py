@@ -2,15 +2,23 @@
 noisy session (chit-chat, a rate-limited search retried unchanged, an empty search, a
 regenerated reply, a one-off nickname request) must survive; none of the noise may.
 
-Run: python -m dctx.bench.scenario_gen.cs_rout_noise
+Run: python -m benchmarks.scenario_gen.cs_rout_noise
 """
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
-from dctx.bench.scenario_gen.cs_common import Transcript, session, step, tool, write
+from benchmarks.scenario_gen.cs_common import (
+    SCENARIO_ROOT,
+    Transcript,
+    session,
+    step,
+    tool,
+    write,
+)
 
 NAME = "cs_rout_noise.py"
 ACTOR = "marisol"
@@ -499,9 +507,10 @@ def build() -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    path = write(build(), "persistence/rout_noise.yaml", NAME)
+def main(root: Path = SCENARIO_ROOT) -> Path:
+    path = write(build(), "persistence/rout_noise.yaml", NAME, root)
     print(path)
+    return path
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Generate the five financial-analyst persistence scenarios of DC-Bench.
 
-    python -m dctx.bench.scenario_gen.fin_persistence
+    python -m benchmarks.scenario_gen.fin_persistence
 
 writes `scenarios/financial_analyst/persistence/{10msg_scat,20msg_early,vol_dist,100_corr,
 50_corr}.yaml`. Every random choice comes from a `random.Random` with a fixed seed, so the
@@ -15,14 +15,16 @@ output is byte-identical on every run; the generated files are committed too.
   the test triggers three of them and must not receive unrelated sector rules.
 """
 
-from dctx.bench.scenario_gen.fin_common import GENERATOR
-from dctx.bench.scenario_gen.fin_long_sessions import (
+from pathlib import Path
+
+from benchmarks.scenario_gen.fin_common import GENERATOR
+from benchmarks.scenario_gen.fin_long_sessions import (
     build_10msg_scat,
     build_20msg_early,
     build_vol_dist,
 )
-from dctx.bench.scenario_gen.fin_many_corrections import build_50_corr, build_100_corr
-from dctx.bench.scenario_gen.fin_session import SCENARIO_DIR, dump_yaml
+from benchmarks.scenario_gen.fin_many_corrections import build_50_corr, build_100_corr
+from benchmarks.scenario_gen.fin_session import SCENARIO_DIR, dump_yaml
 
 BUILDERS = {
     "10msg_scat": build_10msg_scat,
@@ -33,9 +35,12 @@ BUILDERS = {
 }
 
 
-def main() -> None:
-    for name, build in BUILDERS.items():
-        dump_yaml(build(), SCENARIO_DIR / "persistence" / f"{name}.yaml", GENERATOR)
+def main(root: Path = SCENARIO_DIR) -> list[Path]:
+    """Write the scenarios under `root` (the committed folder by default); return the paths."""
+    paths = [root / "persistence" / f"{name}.yaml" for name in BUILDERS]
+    for path, build in zip(paths, BUILDERS.values(), strict=True):
+        dump_yaml(build(), path, GENERATOR)
+    return paths
 
 
 if __name__ == "__main__":

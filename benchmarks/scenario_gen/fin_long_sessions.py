@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from dctx.bench.scenario_gen.fin_common import SKILL, item, session, tools
-from dctx.bench.scenario_gen.fin_session import Desk, SessionBuilder, Style, company_pool, join_lead
+from benchmarks.scenario_gen.fin_common import SKILL, item, session, tools
+from benchmarks.scenario_gen.fin_session import Desk, SessionBuilder, Style, company_pool, join_lead
 
 # --------------------------------------------------------------------------- 10msg_scat
 

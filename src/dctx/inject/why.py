@@ -4,7 +4,7 @@ Replays a run with the real `Run` and `Retriever` (so the answer is what injecti
 re-implementation of it) and, at each decision point, adds the reasons: is the rule in scope and
 active, which trigger kind routes it, is its condition met (which keywords or numbers), how
 similar is the query or tool step against the embedder's calibrated floor. Used by
-`dctx rules explain` and by the demo.
+`Memory.explain(rule_id, query=...)`, `dctx rules explain` and the demo.
 """
 
 from __future__ import annotations

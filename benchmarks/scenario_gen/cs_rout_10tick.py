@@ -2,16 +2,24 @@
 long session must still be applied after nine unrelated tickets (and a second routing rule
 about chargebacks must not leak into an unrelated test).
 
-Run: python -m dctx.bench.scenario_gen.cs_rout_10tick
+Run: python -m benchmarks.scenario_gen.cs_rout_10tick
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from dctx.bench.scenario_gen.cs_common import Transcript, session, step, tool, write
+from benchmarks.scenario_gen.cs_common import (
+    SCENARIO_ROOT,
+    Transcript,
+    session,
+    step,
+    tool,
+    write,
+)
 
 NAME = "cs_rout_10tick.py"
 ACTOR = "soren"
@@ -664,9 +672,10 @@ def build() -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    path = write(build(), "persistence/rout_10tick.yaml", NAME)
+def main(root: Path = SCENARIO_ROOT) -> Path:
+    path = write(build(), "persistence/rout_10tick.yaml", NAME, root)
     print(path)
+    return path
 
 
 if __name__ == "__main__":

@@ -1,15 +1,23 @@
 """Generate cs.persistence.5conv: two corrections made in the 1st and 3rd of five conversations
 must both survive the later conversations and reach the test.
 
-Run: python -m dctx.bench.scenario_gen.cs_5conv
+Run: python -m benchmarks.scenario_gen.cs_5conv
 """
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
-from dctx.bench.scenario_gen.cs_common import Transcript, session, step, tool, write
+from benchmarks.scenario_gen.cs_common import (
+    SCENARIO_ROOT,
+    Transcript,
+    session,
+    step,
+    tool,
+    write,
+)
 
 NAME = "cs_5conv.py"
 ACTOR = "adaeze"
@@ -708,9 +716,10 @@ def build() -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    path = write(build(), "persistence/5conv.yaml", NAME)
+def main(root: Path = SCENARIO_ROOT) -> Path:
+    path = write(build(), "persistence/5conv.yaml", NAME, root)
     print(path)
+    return path
 
 
 if __name__ == "__main__":

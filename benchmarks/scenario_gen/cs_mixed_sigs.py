@@ -3,15 +3,23 @@ refunds), a recurring tool lesson (order ids need the SO- prefix), acceptances, 
 search, a regenerated reply and a one-off coupon. Both real lessons must persist; the
 one-off and the noise must not.
 
-Run: python -m dctx.bench.scenario_gen.cs_mixed_sigs
+Run: python -m benchmarks.scenario_gen.cs_mixed_sigs
 """
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
-from dctx.bench.scenario_gen.cs_common import Transcript, session, step, tool, write
+from benchmarks.scenario_gen.cs_common import (
+    SCENARIO_ROOT,
+    Transcript,
+    session,
+    step,
+    tool,
+    write,
+)
 
 NAME = "cs_mixed_sigs.py"
 ACTOR = "keanu"
@@ -384,9 +392,10 @@ def build() -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    path = write(build(), "persistence/mixed_sigs.yaml", NAME)
+def main(root: Path = SCENARIO_ROOT) -> Path:
+    path = write(build(), "persistence/mixed_sigs.yaml", NAME, root)
     print(path)
+    return path
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dctx.bench.scenario_gen.fin_session import SessionBuilder
+from benchmarks.scenario_gen.fin_session import SessionBuilder
 
-GENERATOR = "src/dctx/bench/scenario_gen/fin_persistence.py"
+GENERATOR = "benchmarks/scenario_gen/fin_persistence.py"
 SKILL = "financial_analyst"
 
 
