@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -198,14 +199,25 @@ def test_http_transport_with_api_key(tmp_path: Path, spawn: Any) -> None:
     anyio.run(main)
 
 
+def _dctx_on_path(tmp_path: Path) -> str:
+    """A PATH whose `dctx` is the venv's with this test's PYTHONPATH and embedder: the
+    example spawns `dctx mcp` through the SDK, which passes only a few variables (PATH among
+    them), so without this the server would run the installed dctx, not the tree under test."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    keep = {"DCTX_EMBEDDER": "hashing", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in keep.items())
+    wrapper = folder / "dctx"
+    wrapper.write_text(f'#!/bin/sh\n{exports}exec {shlex.quote(DCTX)} "$@"\n')
+    wrapper.chmod(0o755)
+    return f"{folder}:{Path(DCTX).parent}:/usr/bin:/bin"
+
+
 def test_mcp_client_example_over_stdio_and_http(tmp_path: Path, spawn: Any) -> None:
     db = tmp_path / "example.db"
-    out = run_example(
-        "mcp_client.py",
-        {"DCTX_EMBEDDER": "hashing", "PATH": str(Path(DCTX).parent) + ":/usr/bin:/bin"},
-        str(db),
-    )
+    out = run_example("mcp_client.py", {"PATH": _dctx_on_path(tmp_path)}, str(db))
     assert "record_correction" in out
+    assert "search_rules" in out  # a tool of this tree: the spawned server runs it
     assert "learned: Always put company comparisons in a table" in out
     assert "guidance: RULE: Always put company comparisons in a table" in out
 
