@@ -1,42 +1,124 @@
-"""dctx: persistent behavioral memory (Decision Context) for tool-using LLM agents."""
+"""dctx: persistent behavioral memory (Decision Context) for tool-using LLM agents.
+
+Every public name is loaded on first use, so `import dctx.errors` (or `dctx.__version__`)
+does not pull in numpy, onnxruntime or a store backend.
+"""
 
 from __future__ import annotations
 
-from dctx.errors import (
-    ConfigError,
-    DctxError,
-    EmbedderMismatchError,
-    MissingDependencyError,
-    NotFoundError,
-    ProviderError,
-    ScenarioFormatError,
-    StoreError,
-    TraceFormatError,
-    UserError,
-)
-from dctx.inject.run import Run
-from dctx.memory import CaptureReport, Memory
-from dctx.models import (
-    Message,
-    Rule,
-    RuleSource,
-    RuleStatus,
-    RuleType,
-    Scope,
-    Session,
-    ToolCall,
-    Trigger,
-    TriggerKind,
-    Unit,
-)
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from dctx.errors import (
+        AgentLoopError,
+        AuthError,
+        ConfigError,
+        ConflictError,
+        DctxError,
+        EmbedderMismatchError,
+        InvalidIdentifierError,
+        MaxTurnsError,
+        MissingDependencyError,
+        NotFoundError,
+        ProviderError,
+        RuntimeFailure,
+        ScenarioFormatError,
+        StoreError,
+        TraceFormatError,
+        UserError,
+    )
+    from dctx.inject.run import Run
+    from dctx.memory import CaptureReport, Memory
+    from dctx.models import (
+        Message,
+        Rule,
+        RuleSource,
+        RuleStatus,
+        RuleType,
+        Scope,
+        Session,
+        ToolCall,
+        Trigger,
+        TriggerKind,
+        Unit,
+    )
+    from dctx.validation.limits import DEFAULT_LIMITS, Limits
 
-__all__ = [
-    "CaptureReport",
+try:
+    __version__ = version("dctx")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree not installed
+    __version__ = "0.0.0+unknown"
+
+_ERRORS = (
+    "AgentLoopError",
+    "AuthError",
     "ConfigError",
+    "ConflictError",
     "DctxError",
     "EmbedderMismatchError",
+    "InvalidIdentifierError",
+    "MaxTurnsError",
+    "MissingDependencyError",
+    "NotFoundError",
+    "ProviderError",
+    "RuntimeFailure",
+    "ScenarioFormatError",
+    "StoreError",
+    "TraceFormatError",
+    "UserError",
+)
+_MODELS = (
+    "Message",
+    "Rule",
+    "RuleSource",
+    "RuleStatus",
+    "RuleType",
+    "Scope",
+    "Session",
+    "ToolCall",
+    "Trigger",
+    "TriggerKind",
+    "Unit",
+)
+# Where each public name lives: a table, so adding a name is one line.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(_ERRORS, "dctx.errors"),
+    **dict.fromkeys(_MODELS, "dctx.models"),
+    "Run": "dctx.inject.run",
+    "CaptureReport": "dctx.memory",
+    "Memory": "dctx.memory",
+    "DEFAULT_LIMITS": "dctx.validation.limits",
+    "Limits": "dctx.validation.limits",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dctx' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "AgentLoopError",
+    "AuthError",
+    "CaptureReport",
+    "ConfigError",
+    "ConflictError",
+    "DctxError",
+    "EmbedderMismatchError",
+    "InvalidIdentifierError",
+    "Limits",
+    "MaxTurnsError",
     "Memory",
     "Message",
     "MissingDependencyError",
@@ -47,6 +129,7 @@ __all__ = [
     "RuleStatus",
     "RuleType",
     "Run",
+    "RuntimeFailure",
     "ScenarioFormatError",
     "Scope",
     "Session",

@@ -13,7 +13,7 @@ Memory("memory.db", llm="openai:gpt-4o-mini")   # capture with an LLM (determini
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,9 +26,11 @@ from dctx.capture.parse import load_sessions, parse_messages
 from dctx.capture.reading.base import TurnClassifier
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
 from dctx.capture.self_assess import assess
-from dctx.compile.compiler import compile_signals
+from dctx.compile.admission import DEFAULT_ADMISSION, Admission
+from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
+from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
-from dctx.errors import NotFoundError
+from dctx.errors import ConfigError, ConflictError, NotFoundError
 from dctx.inject.run import Run
 from dctx.models import (
     DEFAULT_NAMESPACE,
@@ -42,11 +44,22 @@ from dctx.models import (
 )
 from dctx.providers.base import LLM, Embedder
 from dctx.providers.embedders import get_embedder
+from dctx.providers.memo_embedder import MemoEmbedder
 from dctx.providers.usage import UsageTotals, metering
 from dctx.retrieve.engine import Retriever
 from dctx.store.base import CaptureBatch, Store
+from dctx.store.pending_cache import PendingCache
+from dctx.validation import (
+    DEFAULT_LIMITS,
+    Limits,
+    check_session,
+    check_text,
+    identifier,
+    optional_identifier,
+)
 
 if TYPE_CHECKING:
+    from dctx.capture.transcripts import TranscriptReport
     from dctx.providers.llm_pipeline import LLMPipeline
 
 log = logging.getLogger("dctx")
@@ -65,6 +78,7 @@ class CaptureReport:
     tool_signals: int = 0
     added: list[Rule] = field(default_factory=list)
     changed: list[Rule] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)  # conversations captured before, as is
     log: list[str] = field(default_factory=list)
     usage: UsageTotals = field(default_factory=UsageTotals)  # LLM and embedding tokens spent
 
@@ -74,12 +88,28 @@ class CaptureReport:
         return out
 
 
+@dataclass(slots=True)
+class _Prepared:
+    """One namespace's share of a capture after the work phase, ready to merge and write."""
+
+    namespace: str
+    sessions: list[Session]
+    batch: CaptureBatch
+    corrections: list[CorrectionSignal] = field(default_factory=list)
+    tool_signals: list[ToolPatternSignal] = field(default_factory=list)
+
+
 class Memory:
     """Persistent behavioral memory for tool-using agents.
 
     `llm` ("provider:model" or an LLM) lets capture ask a model to decide ambiguous user
     turns, to assess tool calls and to compile corrections; each step falls back to the
     deterministic one when the model fails. Without it, capture makes no model call.
+
+    Every identifier a caller passes (actor, skill, namespace, conversation and rule ids) is
+    checked and NFC-normalized (`dctx.validation`); `limits` bounds what a capture accepts.
+    `admission` says how much independent evidence makes a candidate lesson (one that took a
+    value or a tool from tool output) active: distinct conversations and actors.
     """
 
     def __init__(
@@ -93,8 +123,12 @@ class Memory:
         embed_nodes: bool = True,
         classifier: AftermathClassifier | None = None,
         llm: str | LLM | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        admission: Admission = DEFAULT_ADMISSION,
         reader: TurnClassifier | None = None,
     ) -> None:
+        self.limits = limits
+        namespace = identifier(namespace, "namespace", limits=limits)
         if isinstance(store, Store):
             self.store: Store = store
         else:
@@ -108,6 +142,7 @@ class Memory:
         self.review = review
         self.embed_nodes = embed_nodes
         self.classifier = classifier
+        self.admission = admission
         self.reader = reader  # None: the learned turn reader (capture/reading/default.py)
         self.llm: LLM | None = None
         self._llm_steps: LLMPipeline | None = None
@@ -134,39 +169,137 @@ class Memory:
         """Capture one conversation (OpenAI chat or Anthropic messages) and learn from it."""
         session = parse_messages(
             messages,
-            conversation_id=conversation_id,
-            actor=actor,
-            skill=skill,
-            namespace=namespace or self.namespace,
+            conversation_id=optional_identifier(
+                conversation_id, "conversation_id", limits=self.limits
+            ),
+            actor=identifier(actor, "actor", limits=self.limits),
+            skill=identifier(skill, "skill", limits=self.limits),
+            namespace=self._namespace(namespace),
             timestamp=timestamp or utcnow(),
             source=source,
+            limits=self.limits,
         )
         return self.capture_sessions([session])
 
     def capture_file(self, path: str | Path, **defaults: Any) -> CaptureReport:
         """Capture every session of a JSONL / JSON / YAML trace file in one transaction."""
-        return self.capture_sessions(load_sessions(path, **defaults))
+        return self.capture_sessions(load_sessions(path, limits=self.limits, **defaults))
+
+    def capture_transcripts(
+        self,
+        client: str,
+        *paths: str | Path,
+        actor: str | None = None,
+        skill: str | None = None,
+        namespace: str | None = None,
+        skip_malformed: bool = False,
+        progress: Callable[[Path, int, int], None] | None = None,
+    ) -> TranscriptReport[CaptureReport]:
+        """Capture an agent client's own transcripts ("claude-code", "codex", "aider"), only
+        what is new since the last run. `paths` default to where the client keeps them; the
+        actor defaults to the OS user name, the skill to the client name.
+
+        mem.capture_transcripts("claude-code")                  # ~/.claude/projects
+        mem.capture_transcripts("aider", "~/src/app", actor="ana")
+        """
+        from dctx.capture.transcripts import capture_transcripts
+
+        return capture_transcripts(
+            self.store,
+            self._capture,
+            client,
+            paths,
+            actor=actor,
+            skill=skill,
+            namespace=namespace or self.namespace,
+            skip_malformed=skip_malformed,
+            progress=progress,
+        )
 
     def capture_sessions(self, sessions: Sequence[Session]) -> CaptureReport:
-        """Learn from parsed sessions. All-or-nothing: one transaction for the whole call."""
-        report = CaptureReport(sessions=len(sessions))
-        by_ns: dict[str, list[Session]] = {}
-        for s in sessions:
-            by_ns.setdefault(s.namespace, []).append(s)
-            report.messages += len(s.messages)
-        with metering() as meter, self.store.transaction():
-            for namespace, group in by_ns.items():
-                self._capture_namespace(namespace, group, report)
-        report.usage = meter.totals()
+        """Learn from parsed sessions. All-or-nothing: one transaction for the whole call.
+
+        Checking, classifying, LLM calls and embedding run first, with no lock held; the
+        write transaction then only reads the rulebook, merges into it and writes, so a slow
+        model or a large capture never holds the store's write lock (README, Security model).
+
+        Idempotent: a conversation already captured (same namespace and conversation id) with
+        the same actor, skill and messages is skipped (listed in `unchanged`; no rule, support
+        or evidence is added). One captured with other content or as another actor raises
+        ConflictError and nothing is written: a conversation is learned from once.
+        """
+        report = self._capture(sessions)
+        assert report is not None  # no `still_current` check: never abandoned
         return report
 
-    def _capture_namespace(
-        self, namespace: str, sessions: list[Session], report: CaptureReport
-    ) -> None:
-        batch = CaptureBatch(sessions=list(sessions))
-        corrections: list[CorrectionSignal] = []
-        graphs: list[SessionGraph] = []
-        steps = self._llm_steps
+    def _capture(
+        self, sessions: Sequence[Session], still_current: Callable[[], bool] | None = None
+    ) -> CaptureReport | None:
+        """`capture_sessions`, with `still_current` called first inside the write transaction
+        (it may write there too): False abandons the capture, nothing written, None returned.
+        Transcript capture uses it to record a file in the capture's own transaction."""
+        for s in sessions:
+            check_session(s, limits=self.limits)  # fails fast: nothing done, no lock taken
+        while True:
+            report = CaptureReport(sessions=len(sessions))
+            # unlocked first look, so no work is spent on what was captured before
+            fresh = self._not_captured(sessions, report)
+            by_ns: dict[str, list[Session]] = {}
+            for s in fresh:
+                by_ns.setdefault(s.namespace, []).append(s)
+                report.messages += len(s.messages)
+            cache = PendingCache(self.store)
+            steps = self._llm_steps.over(cache) if self._llm_steps is not None else None
+            chains = ForeseenChains(steps) if steps is not None else None
+            embedder = MemoEmbedder(self.embedder)
+            with metering() as meter:
+                work = [
+                    self._prepare(ns, group, steps, chains, embedder) for ns, group in by_ns.items()
+                ]
+                with self.store.transaction():
+                    # the check that counts: another capture may have written one meanwhile
+                    # (a conflicting one raises here and nothing is written)
+                    if len(self._not_captured(fresh, CaptureReport())) < len(fresh):
+                        continue  # prepared against an older store: redo, nothing written
+                    if still_current is not None and not still_current():
+                        return None
+                    cache.flush()
+                    for item in work:
+                        self._merge_and_write(item, chains, embedder, report)
+            report.usage = meter.totals()
+            return report
+
+    def _not_captured(self, sessions: Sequence[Session], report: CaptureReport) -> list[Session]:
+        """The sessions to learn from; the rest were captured before, unchanged."""
+        known: dict[tuple[str, str], Session] = {}
+        for namespace in dict.fromkeys(s.namespace for s in sessions):
+            ids = [s.conversation_id for s in sessions if s.namespace == namespace]
+            for stored in self.store.get_sessions(namespace, ids):
+                known[(namespace, stored.conversation_id)] = stored
+        fresh: list[Session] = []
+        for s in sessions:
+            before = known.get((s.namespace, s.conversation_id))
+            if before is None:
+                known[(s.namespace, s.conversation_id)] = s
+                fresh.append(s)
+                continue
+            if (before.actor, before.skill, before.messages) != (s.actor, s.skill, s.messages):
+                raise ConflictError(_recapture_conflict(before, s))
+            report.unchanged.append(s.conversation_id)
+            report.log.append(f"conversation {s.conversation_id!r} was captured before: skipped")
+        return fresh
+
+    def _prepare(
+        self,
+        namespace: str,
+        sessions: list[Session],
+        steps: LLMPipeline | None,
+        chains: ForeseenChains | None,
+        embedder: MemoEmbedder,
+    ) -> _Prepared:
+        """The work phase: signals, graph, node vectors and every text the compile will
+        embed, computed without writing (LLM answers wait in the pending cache)."""
+        work = _Prepared(namespace, sessions, CaptureBatch(sessions=list(sessions)))
         for session in sorted(sessions, key=lambda s: s.timestamp):
             classifier = self.classifier
             if classifier is None and steps is not None:
@@ -175,34 +308,54 @@ class Memory:
             subjects = signals[-1].subjects if signals else []
             graph = build_graph(session, subjects)
             _anchor(signals, graph)
-            corrections.extend(signals)
-            graphs.append(graph)
-            batch.nodes.extend(graph.nodes)
-            batch.edges.extend(graph.edges)
-            batch.evidence.extend(graph.evidence)
-        tool_signals: list[ToolPatternSignal] = list(assess(sessions, steps))
-        tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
-        tool_signals.extend(fruitless_lookups(self.store, sessions))
-        tool_signals.extend(empty_fallbacks(self.store, sessions))
-        report.corrections += sum(1 for c in corrections if c.aftermath.value == "correction")
-        report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
-        report.tool_signals += len(tool_signals)
-        if self.embed_nodes and batch.nodes:
-            batch.node_vectors.update(node_vectors(self.embedder, batch.nodes))
+            work.corrections.extend(signals)
+            work.batch.nodes.extend(graph.nodes)
+            work.batch.edges.extend(graph.edges)
+            work.batch.evidence.extend(graph.evidence)
+        work.tool_signals = list(assess(sessions, steps))
+        if self.embed_nodes and work.batch.nodes:
+            work.batch.node_vectors.update(node_vectors(self.embedder, work.batch.nodes))
+        embedder.prime(foreseen_texts(work.corrections, work.tool_signals, chains))
+        return work
+
+    def _merge_and_write(
+        self,
+        work: _Prepared,
+        chains: ForeseenChains | None,
+        embedder: MemoEmbedder,
+        report: CaptureReport,
+    ) -> None:
+        """The write phase, inside the transaction: cross-capture counts, merge, write."""
+        namespace, sessions, batch = work.namespace, work.sessions, work.batch
+        # first, so a backend that locks per namespace holds it for the counts below too
         index = self.store.rule_index(
             namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE]
         )
-        rulebook = Rulebook(index.rules, index.text_vectors, self.embedder)
-        result = compile_signals(rulebook, corrections, tool_signals, chain_compiler=steps)
+        tool_signals = work.tool_signals
+        tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
+        tool_signals.extend(fruitless_lookups(self.store, sessions))
+        tool_signals.extend(empty_fallbacks(self.store, sessions))
+        corrections = work.corrections
+        report.corrections += sum(1 for c in corrections if c.aftermath.value == "correction")
+        report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
+        report.tool_signals += len(tool_signals)
+        rulebook = Rulebook(
+            index.rules,
+            index.text_vectors,
+            embedder,
+            admission=self.admission,
+            promote_to=RuleStatus.DRAFT if self.review else RuleStatus.ACTIVE,
+        )
+        result = compile_signals(rulebook, corrections, tool_signals, chain_compiler=chains)
         batch.evidence.extend(result.evidence)
         new_rules = result.maintenance.new_rules
         if self.review:
             for rule in new_rules:
-                if rule.status is RuleStatus.ACTIVE:
+                if rule.status is not RuleStatus.CANDIDATE:  # a candidate waits for evidence too
                     rule.status = RuleStatus.DRAFT
         if new_rules:
             # text vectors were computed during maintenance; only trigger texts are new here
-            triggers = self.embedder.embed([r.trigger.text or r.text for r in new_rules])
+            triggers = embedder.embed([r.trigger.text or r.text for r in new_rules])
             for rule, trigger_vec in zip(new_rules, triggers, strict=True):
                 batch.rule_vectors[rule.id] = (
                     result.maintenance.new_vectors[rule.id],
@@ -231,10 +384,10 @@ class Memory:
     ) -> Run:
         """Begin a run: stage-1 rules are ready in `run.units` / `run.messages`."""
         return Run(
-            namespace=namespace or self.namespace,
-            actor=actor,
-            skill=skill,
-            query=query,
+            namespace=self._namespace(namespace),
+            actor=identifier(actor, "actor", limits=self.limits),
+            skill=identifier(skill, "skill", limits=self.limits),
+            query=check_text(query, field="query", limits=self.limits),
             tools=_tool_names(tools),
             retriever=self.retriever,
             embedder=self.embedder,
@@ -252,25 +405,73 @@ class Memory:
     ) -> list[Rule]:
         statuses = [status] if isinstance(status, RuleStatus) else status
         return self.store.list_rules(
-            namespace=namespace or self.namespace, actor=actor, skill=skill, statuses=statuses
+            namespace=self._namespace(namespace),
+            actor=optional_identifier(actor, "actor", limits=self.limits),
+            skill=optional_identifier(skill, "skill", limits=self.limits),
+            statuses=statuses,
         )
 
     def rule(self, rule_id: str) -> Rule:
-        return self.store.get_rule(rule_id)
+        return self.store.get_rule(self._rule_id(rule_id))
 
-    def explain(self, rule_id: str) -> dict[str, Any]:
-        """Provenance of a rule: who said what, when, in which session and message."""
-        rule = self.store.get_rule(rule_id)
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        namespace: str | None = None,
+        actor: str | None = None,
+        skill: str | None = None,
+        status: RuleStatus | Sequence[RuleStatus] | None = None,
+    ) -> list[tuple[Rule, float]]:
+        """Rules whose text or trigger matches `query` (BM25 full text), best first, with
+        their scores; `actor`, `skill` and `status` filter as in `rules`."""
+        ns = self._namespace(namespace)
+        query = check_text(query, field="query", limits=self.limits)
+        hits = self.store.search_text(ns, query, limit=max(limit * 4, 50))
+        allowed = {
+            r.id: r for r in self.rules(actor=actor, skill=skill, status=status, namespace=ns)
+        }
+        return [(allowed[rid], score) for rid, score in hits if rid in allowed][:limit]
+
+    def explain(
+        self,
+        rule_id: str,
+        *,
+        query: str | None = None,
+        actor: str | None = None,
+        skill: str | None = None,
+        tools: Sequence[str] | None = None,
+        steps: Sequence[tuple[dict[str, Any], str]] = (),
+    ) -> dict[str, Any]:
+        """Explain a rule: its provenance (who said what, when, in which session and message)
+        and, given a run (`query`, `actor`, `skill`, optional `tools` and `steps` as
+        ({"name", "arguments"}, result) pairs), why it would or would not fire at each
+        decision point of that run, under "run". `dctx rules explain` prints the same."""
+        rule = self.store.get_rule(self._rule_id(rule_id))
         evidence = self.store.get_evidence(rule.evidence_ids)
         nodes = self.store.get_nodes([rule.trigger.node_id] if rule.trigger.node_id else [])
-        return {
+        out: dict[str, Any] = {
             "rule": rule.to_dict(),
             "evidence": [to_dict(e) for e in evidence],
             "trigger_node": to_dict(nodes[0]) if nodes else None,
         }
+        if query is None:
+            if actor is not None or skill is not None or tools is not None or steps:
+                raise ConfigError("explaining a run needs its query: pass query=...")
+            return out
+        if not actor or not skill:
+            raise ConfigError("explaining a run needs the actor and skill that run it")
+        from dctx.inject.why import explain_run
+
+        _, (why,) = explain_run(
+            self, [rule], actor=actor, skill=skill, query=query, tools=tools, steps=steps
+        )
+        out["run"] = why.to_dict()
+        return out
 
     def set_status(self, rule_id: str, status: RuleStatus, note: str = "") -> Rule:
-        return self.store.set_rule_status(rule_id, status, note=note)
+        return self.store.set_rule_status(self._rule_id(rule_id), status, note=note)
 
     def disable(self, rule_id: str) -> Rule:
         return self.set_status(rule_id, RuleStatus.DISABLED, "disabled by user")
@@ -282,11 +483,12 @@ class Memory:
         return self.set_status(rule_id, RuleStatus.ACTIVE, "approved in review")
 
     def delete(self, rule_id: str) -> None:
-        self.store.delete_rule(rule_id)
+        self.store.delete_rule(self._rule_id(rule_id))
 
     def edit(self, rule_id: str, text: str) -> Rule:
         """Replace a rule's text (kept in its history) and re-embed it."""
-        rule = self.store.get_rule(rule_id)
+        rule = self.store.get_rule(self._rule_id(rule_id))
+        check_text(text, field="text", limits=self.limits)
         if not text.strip():
             raise NotFoundError("a rule's text cannot be empty") from None
         rule.history.append({"at": utcnow(), "event": "edited", "old_text": rule.text})
@@ -297,7 +499,50 @@ class Memory:
         return rule
 
     def forget_actor(self, actor: str, *, namespace: str | None = None) -> dict[str, int]:
-        return self.store.forget_actor(namespace or self.namespace, actor)
+        """Delete everything derived from `actor`. A team rule they authored that others agreed
+        with is kept, rewritten as the others said it, with only their support and evidence
+        (compile/handover.py); a rule resting only on their evidence is deleted; a lesson from
+        tool output that their sightings admitted is a candidate again."""
+        ns = self._namespace(namespace)
+        actor = identifier(actor, "actor", limits=self.limits)
+        kept = [
+            r
+            for r in self.store.list_rules(namespace=ns, actor=actor)
+            if hand_over(r, actor) is not None
+        ]
+        if kept:
+            vecs = self.embedder.embed(
+                [t for r in kept for t in (r.text, r.trigger.text or r.text)]
+            )
+            self.store.write(
+                CaptureBatch(
+                    rules=kept,
+                    rule_vectors={r.id: (vecs[2 * i], vecs[2 * i + 1]) for i, r in enumerate(kept)},
+                    edges=[
+                        Edge(r.id, EdgeType.FORGED_FROM, e) for r in kept for e in r.evidence_ids
+                    ],
+                )
+            )
+        counts = self.store.forget_actor(ns, actor)
+        counts["rules_kept"] = len(kept)
+        lapsed = [
+            r
+            for r in self.store.list_rules(namespace=ns, statuses=[RuleStatus.ACTIVE])
+            if self.admission.lapsed(r)
+        ]
+        for rule in lapsed:  # what admitted it is forgotten: a candidate again
+            note = "the sightings that admitted it were forgotten"
+            self.store.set_rule_status(rule.id, RuleStatus.CANDIDATE, note=note)
+        counts["rules_demoted"] = len(lapsed)
+        return counts
+
+    def _namespace(self, namespace: str | None) -> str:
+        if namespace is None:
+            return self.namespace
+        return identifier(namespace, "namespace", limits=self.limits)
+
+    def _rule_id(self, rule_id: str) -> str:
+        return identifier(rule_id, "rule_id", limits=self.limits)
 
     def close(self) -> None:
         self.store.close()
@@ -307,6 +552,22 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _recapture_conflict(before: Session, now: Session) -> str:
+    where = f"conversation {now.conversation_id!r} in namespace {now.namespace!r}"
+    if before.actor != now.actor or before.skill != now.skill:
+        return (
+            f"{where} was captured before as actor {before.actor!r}, skill {before.skill!r}; "
+            f"a conversation belongs to one actor and skill: capture it under a new "
+            f"conversation id"
+        )
+    was, is_ = len(before.messages), len(now.messages)
+    counts = f" ({was} then, {is_} now)" if was != is_ else ""
+    return (
+        f"{where} was captured before with other messages{counts}; re-capturing is a no-op only "
+        f"for the same content: capture the new messages under a new conversation id"
+    )
 
 
 def _anchor(signals: list[CorrectionSignal], graph: SessionGraph) -> None:

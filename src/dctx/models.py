@@ -168,6 +168,10 @@ class Rule:
     updated_at: str = field(default_factory=utcnow)
     superseded_by: str | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # edits, merges, status changes
+    # values and tool names the lesson took from tool output (an error text that said "dest
+    # must be 'x'"): untrusted, so the rule starts as a CANDIDATE and its guards never
+    # rewrite a call to them
+    from_tool_output: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _to_jsonable(self)  # type: ignore[no-any-return]

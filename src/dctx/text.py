@@ -88,7 +88,7 @@ def flatten_json_text(text: str) -> str:
     Non-JSON text is returned unchanged."""
     try:
         data = json.loads(text)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return text
     parts: list[str] = []
 
@@ -112,7 +112,7 @@ def json_fields(text: str) -> list[tuple[list[str], float | str]]:
     non-JSON text. Booleans and nulls are skipped."""
     try:
         data = json.loads(text)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return []
     out: list[tuple[list[str], float | str]] = []
 

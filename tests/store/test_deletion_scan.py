@@ -109,3 +109,42 @@ def test_drop_namespace_leaves_no_row_and_no_name(memory: Memory, dump: Dump) ->
     assert store.list_rules(namespace="kept")
     after = store.count_rows()
     assert after["sessions"] == kept_before["sessions"] - 16
+
+
+def test_a_rule_kept_after_forget_holds_none_of_the_authors_words(
+    backend: Any, tmp_path: Path, dump: Dump
+) -> None:
+    """Alice's team rule that bob stated too is kept as bob said it: no cell of any table
+    (FTS shadow tables and tsvectors included) keeps her name, conversation or wording."""
+    store = backend.open(tmp_path)
+    mem = Memory(store, embedder="auto")
+
+    def said(text: str) -> list[dict[str, str]]:
+        return [
+            {"role": "user", "content": "Summarize Acme's quarter."},
+            {"role": "assistant", "content": "Acme grew revenue 12% to $40M."},
+            {"role": "user", "content": text},
+            {"role": "assistant", "content": "Acme grew revenue 12% to EUR 37M."},
+        ]
+
+    try:
+        team = "Company policy for everyone: always show {} in EUR."
+        mem.capture(said(team.format("all revenue figures")), actor="alice_q", skill="fa",
+                    conversation_id="conv-alice-7")  # fmt: skip
+        mem.capture(said(team.format("revenue")), actor="bob", skill="fa", conversation_id="b1")
+        [rule] = mem.rules()
+        assert rule.support == 2
+        needles = {"alice_q", "conv-alice-7", "figures"}
+        if backend.name != "postgres":
+            needles.add("figur")  # FTS5 stores the porter stem
+        for needle in needles:
+            assert _hits(dump, store, {needle}), needle  # the scan sees each before
+        mem.forget_actor("alice_q")
+        assert [r.id for r in mem.rules()] == [rule.id]
+        assert _hits(dump, store, needles) == []
+    finally:
+        mem.close()
+        if backend.name == "postgres":
+            import pg_server
+
+            pg_server.get().drop_store(store.url)

@@ -1,4 +1,4 @@
-"""DC-Bench: does a behavioral memory apply what it learned? (contract: DCBENCH.md)
+"""DC-Bench: does a behavioral memory apply what it learned? (contract: docs/DCBENCH.md)
 
 Modules: `schema` / `loader` (scenario files), `replay` + `scoring` (offline delivery mode),
 `live` (agent + judge), `approaches` (the systems under test, a registry), `runner`

@@ -22,7 +22,7 @@ RSS is the process's high-water mark (`resource.getrusage`). The data is in `per
 
 from __future__ import annotations
 
-import resource
+import math
 import sys
 import tempfile
 import time
@@ -119,6 +119,11 @@ class PerfResult:
 
 
 def peak_rss_mb() -> float:
+    """The process's peak RSS in MB; NaN where `resource` does not exist (Windows)."""
+    try:
+        import resource  # Unix only
+    except ImportError:
+        return math.nan
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024, 1)
 

@@ -1,4 +1,4 @@
-"""Pydantic models of one DC-Bench scenario, exactly as /work/shared/DCBENCH.md fixes it.
+"""Pydantic models of one DC-Bench scenario, exactly as docs/DCBENCH.md fixes it.
 
 Strict on the contract's fields (types, allowed values, 3-8 rubric items, weights 1-3, regexes
 that compile), tolerant of what the contract allows to grow: unknown extra keys anywhere are

@@ -112,6 +112,9 @@ class ToolPatternSignal:
     # FRUITLESS_LOOKUP: words the requests it was fruitless for share (surface form, stem)
     situation: list[tuple[str, str]] = field(default_factory=list)
     done_with: list[str] = field(default_factory=list)  # FRUITLESS_LOOKUP: tools that did it
+    # values / tools the lesson recommends that a tool result showed the agent first
+    # (capture/provenance.py): the lesson is untrusted
+    from_tool_output: list[str] = field(default_factory=list)
 
 
 @runtime_checkable

@@ -9,12 +9,17 @@ Linking is shared by both formats: each tool result must answer an earlier call 
 reused, as in tau-bench, so the latest call with that id wins); the result gets the call's
 `tool_name`, and `is_error` is set from the explicit flag or from the result text
 (`tool_errors.is_error`).
+
+dctx's own stage-1 pair (dctx/injected.py), when a transcript still carries it, is left out:
+it is dctx speaking, never the person, so it is neither a correction nor support. The other
+messages keep their original indexes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,7 +28,9 @@ from dctx.capture.parse_jsonl import read_raw_sessions
 from dctx.capture.parse_openai import parse_openai_messages, to_plain
 from dctx.capture.tool_errors import is_error
 from dctx.errors import TraceFormatError
+from dctx.injected import is_stage1_pair
 from dctx.models import DEFAULT_NAMESPACE, Message, Session, ToolCall, new_id, utcnow
+from dctx.validation import DEFAULT_LIMITS, Limits, check_count, check_messages
 
 WireFormat = Literal["openai", "anthropic"]
 
@@ -97,6 +104,21 @@ def _link_results(messages: list[Message], *, session: str, id_field: str) -> No
             msg.is_error = is_error(msg.content, flagged=msg.is_error)
 
 
+def _without_injections(messages: list[Message]) -> list[Message]:
+    """The messages without any stage-1 pair dctx injected (a user turn and the assistant's
+    acknowledgement right after it, in their exact injected form)."""
+    drop: set[int] = set()
+    for i, (user, answer) in enumerate(pairwise(messages)):
+        if (
+            user.role == "user"
+            and answer.role == "assistant"
+            and not answer.tool_calls
+            and is_stage1_pair(user.content, answer.content)
+        ):
+            drop.update((i, i + 1))
+    return [m for i, m in enumerate(messages) if i not in drop]
+
+
 def _timestamp(value: Any, *, session: str) -> str:
     if value is None:
         return utcnow()
@@ -118,8 +140,12 @@ def parse_messages(
     timestamp: str | datetime | None = None,
     source: str | None = None,
     wire_format: WireFormat | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Session:
-    """One message list (OpenAI or Anthropic; detected unless `wire_format` says) -> Session."""
+    """One message list (OpenAI or Anthropic; detected unless `wire_format` says) -> Session.
+
+    The messages are checked against `limits` (count, size, nesting, encoding) before results
+    are linked, so oversized or unstorable input fails here, before any work on it."""
     conv = conversation_id or new_id("conv")
     try:
         if isinstance(messages, str | bytes | dict) or not isinstance(messages, Iterable):
@@ -129,17 +155,26 @@ def parse_messages(
                 field="messages",
             )
         messages = list(messages)
-        fmt = wire_format or detect_format(messages, session=conv)
-        if fmt == "anthropic":
-            parsed = parse_anthropic_messages(messages, session=conv)
-        else:
-            parsed = parse_openai_messages(messages, session=conv)
+        check_count(len(messages), session=conv, limits=limits)  # before parsing any
+        try:
+            fmt = wire_format or detect_format(messages, session=conv)
+            if fmt == "anthropic":
+                parsed = parse_anthropic_messages(messages, session=conv)
+            else:
+                parsed = parse_openai_messages(messages, session=conv)
+        except RecursionError:
+            raise TraceFormatError(
+                f"a message is nested deeper than {limits.nesting_depth} levels (the limit)",
+                session=conv,
+                field="messages",
+            ) from None
+        check_messages(parsed, session=conv, limits=limits)
         _link_results(
             parsed, session=conv, id_field="tool_use_id" if fmt == "anthropic" else "tool_call_id"
         )
         return Session(
             conversation_id=conv,
-            messages=parsed,
+            messages=_without_injections(parsed),
             actor=actor,
             skill=skill,
             namespace=namespace,
@@ -150,12 +185,43 @@ def parse_messages(
         raise exc.located(file=source, session=conv) from exc.__cause__
 
 
+def build_session(
+    messages: list[Message],
+    *,
+    conversation_id: str,
+    actor: str = "anonymous",
+    skill: str = "default",
+    namespace: str = DEFAULT_NAMESPACE,
+    timestamp: str | datetime | None = None,
+    source: str | None = None,
+) -> Session:
+    """Already-normalized messages (from a transcript reader) -> a linked, validated Session.
+
+    The same linking as `parse_messages`: each tool result must answer an earlier call, gets
+    the call's tool name, and `is_error` from its flag or its text.
+    """
+    try:
+        _link_results(messages, session=conversation_id, id_field="tool_call_id")
+        return Session(
+            conversation_id=conversation_id,
+            messages=messages,
+            actor=actor,
+            skill=skill,
+            namespace=namespace,
+            timestamp=_timestamp(timestamp, session=conversation_id),
+            source=source,
+        )
+    except TraceFormatError as exc:
+        raise exc.located(file=source, session=conversation_id) from exc.__cause__
+
+
 def load_sessions(
     path: str | Path,
     *,
     actor: str | None = None,
     skill: str | None = None,
     namespace: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[Session]:
     """Every session in a trace file (JSONL, JSON, YAML seed, tau-bench), in file order.
 
@@ -173,9 +239,10 @@ def load_sessions(
                 namespace=raw.namespace or namespace or DEFAULT_NAMESPACE,
                 timestamp=raw.timestamp,
                 source=source,
+                limits=limits,
             )
         )
     return sessions
 
 
-__all__ = ["WireFormat", "detect_format", "load_sessions", "parse_messages"]
+__all__ = ["WireFormat", "build_session", "detect_format", "load_sessions", "parse_messages"]

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from dctx.errors import TraceFormatError
+from dctx.validation.safe_yaml import load_yaml
 
 TAU_ACTOR = "tau-user"
 
@@ -124,6 +125,13 @@ def read_raw_sessions(path: str | Path) -> list[RawSession]:
     """Find every session in a trace file (see the module docstring for the shapes)."""
     path = Path(path)
     try:
+        return _read(path)
+    except RecursionError:
+        raise _bad("the file is nested too deeply to be a trace", path, None) from None
+
+
+def _read(path: Path) -> list[RawSession]:
+    try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TraceFormatError(f"cannot read the file: {exc}", file=str(path)) from exc
@@ -132,7 +140,7 @@ def read_raw_sessions(path: str | Path) -> list[RawSession]:
         return _jsonl(text, path)
     if suffix in (".yaml", ".yml"):
         try:
-            return _sessions(yaml.safe_load(text), path)
+            return _sessions(load_yaml(text), path)
         except yaml.YAMLError as exc:
             raise _bad(f"invalid YAML: {exc}", path, None) from exc
     try:

@@ -82,6 +82,8 @@ def decode_arguments(raw: Any, *, session: str | None, index: int, field: str) -
             index=index,
             field=field,
         )
+    except RecursionError:
+        fail("is JSON nested too deeply to be arguments", session=session, index=index, field=field)
     if not isinstance(value, dict):
         fail("must be a JSON object", session=session, index=index, field=field)
     return value

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dctx.capture.base import SelfAssessor, ToolPattern, ToolPatternSignal, session_context
+from dctx.capture.provenance import mark_untrusted
 from dctx.capture.tool_errors import ErrorClass, ResultStatus, result_status
 from dctx.models import Session
 
@@ -391,11 +392,12 @@ def assess(
 ) -> list[ToolPatternSignal]:
     """All self-assessment signals: per-session patterns in session order, then recurring
     failures per (namespace, skill). An `assessor` (an LLM) answers first; when it gives up
-    (None), the deterministic analysis below decides."""
+    (None), the deterministic analysis below decides. Either way, each signal names what it
+    took from tool output (`from_tool_output`, capture/provenance.py)."""
     if assessor is not None:
         decided = assessor.assess(sessions)
         if decided is not None:
-            return decided
+            return mark_untrusted(decided, sessions)
     groups: dict[tuple[str, str], list[tuple[Session, list[CallOutcome]]]] = defaultdict(list)
     found: dict[tuple[str, str], list[ToolPatternSignal]] = defaultdict(list)
     out: list[ToolPatternSignal] = []
@@ -408,7 +410,7 @@ def assess(
         out.extend(signals)
     for where, group in groups.items():
         out.extend(_recurring(group, _fix_keys(found[where])))
-    return drop_choices(out)
+    return mark_untrusted(drop_choices(out), sessions)
 
 
 def drop_choices(signals: list[ToolPatternSignal]) -> list[ToolPatternSignal]:

@@ -144,7 +144,7 @@ def _json(text: str) -> Any:
         return None
     try:
         return json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or too deep to be data
         return None
 
 

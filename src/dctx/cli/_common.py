@@ -134,12 +134,16 @@ def settings(
     )
 
 
-def open_memory(cfg: Settings, **kwargs: Any) -> Any:
+def open_memory(cfg: Settings, *, must_exist: bool = False, **kwargs: Any) -> Any:
     """Open the Memory a command works on. The embedder defaults to the one recorded in the
-    store, so a database built with `--embedder hashing` keeps working without the flag."""
+    store, so a database built with `--embedder hashing` keeps working without the flag.
+    With `must_exist` (commands that read or change what is there) a missing database file
+    is an error instead of a new empty database."""
     from dctx.memory import Memory
-    from dctx.store.registry import open_store
+    from dctx.store.registry import open_store, require_existing
 
+    if must_exist:
+        require_existing(cfg.db)
     store = open_store(cfg.db)
     try:
         embedder = cfg.embedder or store.embedder_id() or "minilm"
@@ -205,10 +209,28 @@ def _debug() -> bool:
     return os.environ.get("DCTX_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
 
 
+#: Placeholders in --help where the parameter's name alone would not say what to type.
+METAVARS = {"db": "PATH|URL", "tools": "TOOL,TOOL", "llm": "PROVIDER:MODEL", "step": "STEP"}
+
+
+def name_placeholders(command: Any) -> None:
+    """Give every parameter without its own metavar a readable one (DB, ACTOR, RULE_ID...)
+    instead of the type name, in this command and every subcommand."""
+    for param in getattr(command, "params", []):
+        if param.metavar is None and param.name and not getattr(param, "is_flag", False):
+            param.metavar = METAVARS.get(param.name, param.name.upper())
+    for sub in getattr(command, "commands", {}).values():
+        name_placeholders(sub)
+
+
 class DctxGroup(TyperGroup):
     """The root command group: every error below it becomes one line on stderr and an exit
     code (2: the user can fix it, 1: something failed at run time). DCTX_DEBUG=1 adds the
-    traceback."""
+    traceback. Placeholders in --help are named by `name_placeholders`."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        name_placeholders(self)
+        return super().main(*args, **kwargs)
 
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
         try:

@@ -8,26 +8,53 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from dctx.capture.parse import load_sessions
+from dctx.capture.readers import READERS
 from dctx.cli import _common as c
-from dctx.cli._render import print_rules
+from dctx.cli._capture_report import capture_summary, print_capture
+from dctx.cli._transcripts import capture_from
 from dctx.errors import ConfigError
-from dctx.models import Rule
-from dctx.providers.usage import UsageTotals
+
+_CLIENTS = ", ".join(READERS)
 
 
 def capture(
     ctx: typer.Context,
     files: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(
-            help="Trace files: JSONL (one session per line), JSON or YAML.", show_default=False
+            metavar="PATH",
+            help="Trace files: JSONL (one session per line), JSON or YAML. With --from: where "
+            "the client's transcripts are (a folder or a file; default: the client's own).",
+            show_default=False,
         ),
-    ],
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            metavar="CLIENT",
+            envvar="DCTX_FROM",
+            help=f"Read an agent client's own transcripts: {_CLIENTS}. Only what is new since "
+            "the last run is captured.",
+            show_default=False,
+        ),
+    ] = None,
+    skip_malformed: Annotated[
+        bool,
+        typer.Option(
+            "--skip-malformed",
+            envvar="DCTX_SKIP_MALFORMED",
+            help="With --from: list a malformed transcript and go on (default: stop at it; "
+            "the files before it stay captured).",
+        ),
+    ] = False,
     actor: Annotated[
         str | None,
         typer.Option(
             envvar="DCTX_ACTOR",
-            help="Actor for sessions that do not name one (default: anonymous).",
+            help="Actor for sessions that do not name one (default: anonymous; with --from: "
+            "your OS user name).",
             show_default=False,
         ),
     ] = None,
@@ -35,7 +62,8 @@ def capture(
         str | None,
         typer.Option(
             envvar="DCTX_SKILL",
-            help="Agent skill for sessions that do not name one (default: default).",
+            help="Agent skill for sessions that do not name one (default: default; with "
+            "--from: the client name, e.g. claude-code).",
             show_default=False,
         ),
     ] = None,
@@ -52,10 +80,17 @@ def capture(
     embedder: c.EmbedderOption = None,
     namespace: c.NamespaceOption = None,
 ) -> None:
-    """Capture trace files and learn rules from their human corrections and tool failures.
+    """Capture trace files, or an agent client's own transcripts, and learn rules from their
+    human corrections and tool failures.
 
-    All files are captured in one transaction: if any message is malformed, the error names
-    the file, session, message index and field, and nothing is written.
+    Every trace file is read and checked first, then all are captured in one transaction: if
+    any message is malformed, the error names the file, session, message index and field, and
+    nothing is written.
+
+    With --from CLIENT, dctx finds the client's transcripts (claude-code: ~/.claude/projects,
+    codex: ~/.codex/sessions, aider: .aider.chat.history.md under PATH or the current folder)
+    and captures only what is new since the last run: a re-run adds nothing. Each file is
+    captured in its own transaction. The actor is your OS user name, the skill the client.
 
     A session record looks like (OpenAI or Anthropic messages):
 
@@ -71,83 +106,62 @@ def capture(
         DCTX_DB=team.db dctx capture --review monday.jsonl
 
         dctx capture --llm openai:gpt-4o-mini sessions.jsonl
+
+        dctx capture --from claude-code                 # all of ~/.claude/projects
+
+        dctx capture --from claude-code ~/.claude/projects/-home-ana-src-app
+
+        dctx capture --from codex --actor ana --json
+
+        dctx capture --from aider ~/src                 # every .aider.chat.history.md below
     """
     cfg = c.settings(ctx, db, embedder, namespace)
+    if source is not None:
+        capture_from(
+            cfg, source, files or [], actor=actor, skill=skill, review=review, llm=llm,
+            skip_malformed=skip_malformed, as_json=as_json,
+        )  # fmt: skip
+        return
+    if not files:
+        raise ConfigError(
+            "name the trace files to capture, or read a client's transcripts with "
+            f"--from CLIENT ({_CLIENTS})"
+        )
     for path in files:
         if not path.is_file():
             raise ConfigError(f"trace file not found: {path}")
-    reports: list[tuple[Path, Any]] = []
-    with (
-        c.closing(c.open_memory(cfg, review=review, llm=llm or None)) as mem,
-        mem.store.transaction(),
-        Progress(
+    with c.closing(c.open_memory(cfg, review=review, llm=llm or None)) as mem:
+        loaded: list[tuple[Path, list[Any]]] = []
+        with Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             console=c.err_console(),
             transient=True,
             disable=as_json or not c.err_console().is_terminal,
-        ) as progress,
-    ):
-        task = progress.add_task("capturing", total=len(files))
-        for path in files:
-            progress.update(task, description=f"capturing {path.name}")
-            report = mem.capture_file(path, actor=actor, skill=skill, namespace=cfg.namespace)
-            reports.append((path, report))
-            progress.advance(task)
-    _print(reports, as_json=as_json)
+        ) as progress:
+            task = progress.add_task("reading", total=len(files))
+            for path in files:
+                progress.update(task, description=f"reading {path.name}")
+                loaded.append(
+                    (path, load_sessions(path, actor=actor, skill=skill, namespace=cfg.namespace))
+                )
+                progress.advance(task)
+        # every file is parsed and checked before the one capture (and its transaction) starts
+        report = mem.capture_sessions([s for _, sessions in loaded for s in sessions])
+    _print(loaded, report, as_json=as_json)
 
 
-def _print(reports: list[tuple[Path, Any]], *, as_json: bool) -> None:
-    added: list[Rule] = [r for _, rep in reports for r in rep.added]
-    changed: list[Rule] = [r for _, rep in reports for r in rep.changed]
-    total = {
-        key: sum(getattr(rep, key) for _, rep in reports)
-        for key in ("sessions", "messages", "corrections", "withdrawals", "tool_signals")
-    }
-    usage = sum((rep.usage for _, rep in reports), UsageTotals())
+def _print(files: list[tuple[Path, list[Any]]], rep: Any, *, as_json: bool) -> None:
     if as_json:
-        c.print_json(
+        per_file = [
             {
-                "files": [
-                    {"file": str(p), "sessions": rep.sessions, "messages": rep.messages}
-                    for p, rep in reports
-                ],
-                **total,
-                "added": [r.to_dict() for r in added],
-                "changed": [r.to_dict() for r in changed],
-                "log": [line for _, rep in reports for line in rep.log],
-                "usage": usage.to_dict(),
+                "file": str(p),
+                "sessions": len(sessions),
+                "messages": sum(len(s.messages) for s in sessions),
             }
-        )
+            for p, sessions in files
+        ]
+        c.print_json({"files": per_file, **capture_summary([rep])})
         return
-    out = c.console()
-    out.print(
-        f"Captured {total['sessions']} sessions ({total['messages']} messages) from "
-        f"{len(reports)} file{'s' if len(reports) != 1 else ''}: "
-        f"{total['corrections']} corrections, {total['withdrawals']} withdrawals, "
-        f"{total['tool_signals']} tool-call patterns."
-    )
-    if usage.llm_calls or usage.cache_hits or usage.embedding_tokens:
-        out.print(_usage_line(usage), markup=False)
-    if added:
-        print_rules(out, added, f"Learned {len(added)} new rules:")
-    if changed:
-        print_rules(out, changed, f"Changed {len(changed)} existing rules:")
-    for _, rep in reports:
-        for line in rep.log:
-            out.print(f"  {line}", markup=False)
-    if not added and not changed:
-        out.print("Nothing new to learn from these sessions.")
-
-
-def _usage_line(u: UsageTotals) -> str:
-    """Cost accounting (paper, Table 4): what the LLM and embedder spent on this capture."""
-    line = (
-        f"LLM: {u.llm_calls} calls, {u.llm_input_tokens:,} input + {u.llm_output_tokens:,} "
-        f"output tokens ({u.cache_hits} answers from the cache"
-    )
-    if u.fallbacks:
-        line += f", {u.fallbacks} steps fell back to the deterministic path"
-    line += f"); embedding: {u.embedding_tokens:,} tokens."
-    return line
+    print_capture(c.console(), [rep], files=len(files))

@@ -23,7 +23,9 @@ def forget(
 ) -> None:
     """Delete every session, decision node, piece of evidence and rule derived from an actor
     in a namespace, and remove them from the supporters of shared rules. Prints the rows
-    deleted per table.
+    deleted per table. An actor nothing was learned from is not an error (forgetting is
+    idempotent): the command says that nothing matched, exits 0, and --json has
+    "matched": false.
 
     Examples:
 
@@ -38,10 +40,19 @@ def forget(
             f"({cfg.db})? This cannot be undone.",
             abort=True,
         )
-    with c.closing(c.open_memory(cfg)) as mem:
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
         counts = mem.forget_actor(actor, namespace=cfg.namespace)
+    matched = any(counts.values())
     if as_json:
-        c.print_json({"actor": actor, "namespace": cfg.namespace, "deleted": counts})
+        c.print_json(
+            {"actor": actor, "namespace": cfg.namespace, "matched": matched, "deleted": counts}
+        )
+        return
+    if not matched:
+        c.console().print(
+            f"Nothing matched actor {actor!r} in namespace {cfg.namespace!r}: 0 rows deleted. "
+            "See who is known with: dctx rules --json"
+        )
         return
     table = Table(title=f"Forgot {actor!r} in {cfg.namespace!r}")
     table.add_column("table")

@@ -53,7 +53,7 @@ def inject(
     """
     steps = [parse_step(s, i) for i, s in enumerate(step or [], start=1)]
     cfg = c.settings(ctx, db, embedder, namespace)
-    with c.closing(c.open_memory(cfg)) as mem:
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
         run = mem.start(actor=actor, skill=skill, query=query, tools=parse_tools(tools))
         stage1 = {"messages": run.messages, "units": [to_dict(u) for u in run.units]}
         points: list[dict[str, Any]] = []

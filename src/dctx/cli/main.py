@@ -16,6 +16,7 @@ input; exit 1: something failed at run time; DCTX_DEBUG=1 shows the traceback).
 from __future__ import annotations
 
 import logging
+from typing import Annotated
 
 import typer
 
@@ -45,12 +46,28 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        c.console().print(f"dctx {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def root(
     ctx: typer.Context,
     db: c.DbOption = None,
     embedder: c.EmbedderOption = None,
     namespace: c.NamespaceOption = None,
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the dctx version and exit.",
+        ),
+    ] = False,
 ) -> None:
     """Decision Context: persistent behavioral memory for tool-using LLM agents.
 

@@ -30,17 +30,36 @@ def mcp(
         int, typer.Option(envvar="DCTX_MCP_PORT", help="TCP port (http).", min=1, max=65535)
     ] = 8766,
     api_key: ApiKeyOption = None,
+    actor: Annotated[
+        str | None,
+        typer.Option(
+            envvar="DCTX_ACTOR",
+            help="The actor a tool call uses when it names none (one-user agents).",
+            show_default=False,
+        ),
+    ] = None,
+    skill: Annotated[
+        str | None,
+        typer.Option(
+            envvar="DCTX_SKILL",
+            help="The skill a tool call uses when it names none.",
+            show_default=False,
+        ),
+    ] = None,
     db: c.DbOption = None,
     embedder: c.EmbedderOption = None,
     namespace: c.NamespaceOption = None,
 ) -> None:
     """Serve dctx to MCP clients. Tools: get_guidance, record_correction, capture_session,
-    list_rules, explain_rule, forget_actor. --namespace is the tenant used when a tool call
-    names none. Needs: pip install 'dctx[mcp]'.
+    list_rules, search_rules, explain_rule, disable_rule, approve_rule, delete_rule,
+    forget_actor (annotated read-only or destructive for the client). --namespace, --actor
+    and --skill are what a tool call that names none uses. Needs: pip install 'dctx[mcp]'.
 
     Examples:
 
         dctx mcp --db ~/dctx/memory.db
+
+        dctx mcp --db ~/dctx/memory.db --actor ana --skill devops
 
         claude mcp add dctx -- dctx mcp --db ~/dctx/memory.db
 
@@ -61,6 +80,8 @@ def mcp(
             port=port,
             api_key=api_key,
             namespace=cfg.namespace,
+            actor=actor,
+            skill=skill,
         )
     finally:
         service.close()

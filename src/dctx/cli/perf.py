@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated
 
 import typer
@@ -154,7 +155,8 @@ def perf_command(
             f"{par.messages:,} messages in {par.seconds:.2f} s = "
             f"[bold]{par.messages_per_s:,.0f} messages/s[/bold] ({par.sessions} sessions)"
         )
-    out.print(f"peak RSS: {result.peak_rss_mb:,.0f} MB")
+    rss = result.peak_rss_mb
+    out.print("peak RSS: n/a on this platform" if math.isnan(rss) else f"peak RSS: {rss:,.0f} MB")
     for name, ratio in result.ratios.items():
         out.print(f"ratio {name}: {ratio:g}x")
     for target in result.targets:

@@ -13,8 +13,8 @@ from dctx.cli import _common as c
 from dctx.cli._render import print_rules, scope_short, trigger_short
 from dctx.cli._steps import parse_step, parse_tools
 from dctx.cli.transfer import export_rules, import_rules
-from dctx.cli.why import describe_trigger, explain_run
 from dctx.errors import ConfigError
+from dctx.inject.why import Explanation, PointCheck, describe_trigger
 from dctx.models import Rule, RuleStatus
 
 app = typer.Typer(
@@ -29,7 +29,10 @@ StatusOption = Annotated[
     typer.Option(
         "--status",
         envvar="DCTX_STATUS",
-        help="Only rules with this status: active, draft, disabled, superseded, withdrawn.",
+        help=(
+            "Only rules with this status: active, draft, candidate, disabled, superseded, "
+            "withdrawn."
+        ),
         show_default=False,
     ),
 ]
@@ -81,7 +84,7 @@ def rules(
     if ctx.invoked_subcommand is not None:
         return
     cfg = c.settings(ctx, db, embedder, namespace)
-    with c.closing(c.open_memory(cfg)) as mem:
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
         found = mem.rules(actor=actor, skill=skill, status=_status(status))
     if as_json:
         c.print_json([r.to_dict() for r in found])
@@ -109,7 +112,7 @@ def show(
         dctx rules show rule_1a2b3c4d5e6f7a8b
     """
     cfg = c.settings(ctx, db, embedder, namespace)
-    with c.closing(c.open_memory(cfg)) as mem:
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
         info = mem.explain(rule_id)
     if as_json:
         c.print_json(info)
@@ -173,7 +176,7 @@ def _change(
     namespace: str | None,
 ) -> None:
     cfg = c.settings(ctx, db, embedder, namespace)
-    with c.closing(c.open_memory(cfg)) as mem:
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
         rule: Rule = getattr(mem, action)(rule_id)
     c.console().print(f"{rule.id}: {rule.status.value}  RULE: {rule.text}", markup=False)
 
@@ -210,7 +213,7 @@ def approve(
     embedder: c.EmbedderOption = None,
     namespace: c.NamespaceOption = None,
 ) -> None:
-    """Approve a draft rule (review mode) so it is injected. Example: dctx rules approve ID"""
+    """Approve a draft (review mode) or candidate rule so it is injected: dctx rules approve ID"""
     _change(ctx, "approve", rule_id, db, embedder, namespace)
 
 
@@ -225,7 +228,7 @@ def delete(
     """Delete a rule with its vectors and edges (its evidence stays). Example:
     dctx rules delete RULE_ID"""
     cfg = c.settings(ctx, db, embedder, namespace)
-    with c.closing(c.open_memory(cfg)) as mem:
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
         mem.delete(rule_id)
     c.console().print(f"deleted {rule_id}")
 
@@ -248,7 +251,7 @@ def edit(
     if not text.strip():
         raise ConfigError("the new rule text is empty; pass one imperative sentence")
     cfg = c.settings(ctx, db, embedder, namespace)
-    with c.closing(c.open_memory(cfg)) as mem:
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
         rule = mem.edit(rule_id, text)
     c.console().print(f"{rule.id}: RULE: {rule.text}", markup=False)
 
@@ -268,7 +271,7 @@ def export(
         dctx rules export rules.json && dctx --db other.db rules import rules.json
     """
     cfg = c.settings(ctx, db, embedder, namespace)
-    with c.closing(c.open_memory(cfg)) as mem:
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
         count = export_rules(mem, file)
     if file != "-":
         c.console().print(f"exported {count} rules to {file}")
@@ -301,10 +304,23 @@ def explain(
     ctx: typer.Context,
     rule_id: IdArg,
     query: Annotated[
-        str, typer.Option("--query", "-q", envvar="DCTX_QUERY", help="The run's user query.")
-    ],
-    actor: Annotated[str, typer.Option(envvar="DCTX_ACTOR", help="Who runs the agent.")],
-    skill: Annotated[str, typer.Option(envvar="DCTX_SKILL", help="The agent skill.")],
+        str | None,
+        typer.Option(
+            "--query",
+            "-q",
+            envvar="DCTX_QUERY",
+            help="The run's user query (with --actor and --skill: explain that run).",
+            show_default=False,
+        ),
+    ] = None,
+    actor: Annotated[
+        str | None,
+        typer.Option(envvar="DCTX_ACTOR", help="Who runs the agent.", show_default=False),
+    ] = None,
+    skill: Annotated[
+        str | None,
+        typer.Option(envvar="DCTX_SKILL", help="The agent skill.", show_default=False),
+    ] = None,
     tools: Annotated[
         str | None,
         typer.Option(
@@ -325,10 +341,14 @@ def explain(
     embedder: c.EmbedderOption = None,
     namespace: c.NamespaceOption = None,
 ) -> None:
-    """Why a rule would or would not fire for a run: scope, trigger kind, condition,
-    similarity against the floor, at every decision point.
+    """Explain a rule: where it came from (as `rules show`) and, given a run (-q, --actor,
+    --skill), why it would or would not fire in it: scope, trigger kind, condition,
+    similarity against the floor, at every decision point. --json prints what
+    `Memory.explain` returns (the run's part under "run").
 
     Examples:
+
+        dctx rules explain RULE_ID
 
         dctx rules explain RULE_ID -q "Summarize Beta's growth" --actor kenji
         --skill financial_analyst
@@ -338,26 +358,35 @@ def explain(
         --step 'get_segments {"company": "Beta"} {"segments": [{"name": "Cloud"}]}'
     """
     steps = [parse_step(s, i) for i, s in enumerate(step or [], start=1)]
+    if query is None and (actor or skill or tools or steps):
+        raise c.fail("explaining a run needs its query: add -q/--query (and --actor, --skill)")
+    if query is not None and not (actor and skill):
+        raise c.fail("explaining a run needs --actor and --skill as well as --query")
     cfg = c.settings(ctx, db, embedder, namespace)
-    with c.closing(c.open_memory(cfg)) as mem:
-        rule = mem.rule(rule_id)
-        _, (result,) = explain_run(
-            mem,
-            [rule],
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
+        info = mem.explain(
+            rule_id,
+            query=query,
             actor=actor,
             skill=skill,
-            query=query,
-            tools=parse_tools(tools),
+            tools=parse_tools(tools) if query is not None else None,
             steps=steps,
         )
     if as_json:
-        c.print_json(result.to_dict())
+        c.print_json(info)
         return
+    _print_provenance(info)
+    if "run" in info:
+        run = dict(info["run"])
+        points = [PointCheck(**p) for p in run.pop("points")]
+        _print_run(Rule.from_dict(info["rule"]), Explanation(**run, points=points))
+
+
+def _print_run(rule: Rule, result: Explanation) -> None:
+    """The why-it-fired part of `explain`: one row per decision point, then the verdict."""
     out = c.console()
-    out.print(Text(rule.id, style="bold") + Text(f"  RULE: {rule.text}"))
+    out.print("\n[bold]In this run[/bold]")
     grid = Table.grid(padding=(0, 2))
-    grid.add_row("type", Text(result.type))
-    grid.add_row("status", Text(result.status))
     grid.add_row("trigger", Text(f"{trigger_short(rule)}  ({result.trigger})"))
     grid.add_row("scope", Text(f"{result.scope}: {result.scope_note}"))
     out.print(grid)

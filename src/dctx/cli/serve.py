@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from dctx.cli import _common as c
+from dctx.validation import DEFAULT_LIMITS
 
 HostOption = Annotated[
     str,
@@ -56,12 +57,28 @@ def serve(
     max_runs: Annotated[
         int, typer.Option(envvar="DCTX_MAX_RUNS", min=1, help="Open runs kept (LRU beyond).")
     ] = 1000,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            envvar="DCTX_ALLOWED_HOSTS",
+            help="Without --api-key, a host name (besides local names, IP addresses and the "
+            "bind address) that Host / Origin headers may carry, e.g. a proxy's name. "
+            "Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    max_body_bytes: Annotated[
+        int,
+        typer.Option(envvar="DCTX_MAX_BODY_BYTES", min=1, help="Largest request body accepted."),
+    ] = DEFAULT_LIMITS.request_bytes,
     db: c.DbOption = None,
     embedder: c.EmbedderOption = None,
 ) -> None:
     """Serve the HTTP API: capture traces, get guidance for runs, manage rules, forget actors.
     Routes live under /v1/{namespace}/...; the OpenAPI schema is at /openapi.json and
-    interactive docs at /docs. Needs: pip install 'dctx[server]'.
+    interactive docs at /docs (behind the key when --api-key is set). Without a key, requests
+    must name this machine in Host / Origin (no DNS rebinding). Needs: pip install
+    'dctx[server]'.
 
     Examples:
 
@@ -78,6 +95,13 @@ def serve(
     warn_if_exposed(host, api_key)
     service = DctxService.open(cfg.db, embedder=cfg.embedder, ttl_s=run_ttl, max_runs=max_runs)
     try:
-        run_http(service, host=host, port=port, api_key=api_key)
+        run_http(
+            service,
+            host=host,
+            port=port,
+            api_key=api_key,
+            allowed_hosts=allowed_host or (),
+            max_body_bytes=max_body_bytes,
+        )
     finally:
         service.close()

@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dctx.errors import ConfigError
+from dctx.errors import ConfigError, InvalidIdentifierError, TraceFormatError
 from dctx.models import DecisionNode, Edge, EdgeType, Evidence, EvidenceKind, Rule, utcnow
 from dctx.store.base import CaptureBatch
+from dctx.validation import check_value, identifier, optional_identifier
 
 FORMAT = "dctx-rules"
 VERSION = 1
@@ -64,6 +65,18 @@ def _bad(file: str, where: str, reason: str) -> ConfigError:
     return ConfigError(f"{file}: {where}: {reason}; expected a file written by `dctx rules export`")
 
 
+def _check_ids(rule: Rule, file: str, where: str) -> None:
+    scope = rule.scope
+    try:
+        rule.id = identifier(rule.id, "id")
+        scope.namespace = identifier(scope.namespace, "scope.namespace")
+        scope.skill = optional_identifier(scope.skill, "scope.skill")
+        scope.actor = optional_identifier(scope.actor, "scope.actor")
+        rule.actor = optional_identifier(rule.actor, "actor")
+    except InvalidIdentifierError as exc:
+        raise _bad(file, where, str(exc)) from None
+
+
 def parse_document(doc: Any, file: str) -> tuple[list[Rule], list[Evidence], list[DecisionNode]]:
     """Validate an export document; every problem names the rule index and field."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -80,6 +93,10 @@ def parse_document(doc: Any, file: str) -> tuple[list[Rule], list[Evidence], lis
         where = f"rules[{i}]"
         if not isinstance(raw, dict):
             raise _bad(file, where, "must be an object")
+        try:
+            check_value(raw, field=where)  # nesting and storable text (no NUL, no surrogate)
+        except TraceFormatError as exc:
+            raise _bad(file, where, exc.reason) from None
         data = {k: v for k, v in raw.items() if k != "provenance"}
         try:
             rule = Rule.from_dict(data)
@@ -87,8 +104,7 @@ def parse_document(doc: Any, file: str) -> tuple[list[Rule], list[Evidence], lis
             raise _bad(file, where, f"not a valid rule ({type(exc).__name__}: {exc})") from exc
         if not isinstance(rule.text, str) or not rule.text.strip():
             raise _bad(file, where, "'text' must be a non-empty string")
-        if not isinstance(rule.id, str) or not rule.id:
-            raise _bad(file, where, "'id' must be a non-empty string")
+        _check_ids(rule, file, where)
         rules.append(rule)
         prov = raw.get("provenance") or {}
         if not isinstance(prov, dict):

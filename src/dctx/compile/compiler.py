@@ -42,6 +42,79 @@ class ChainCompiler(Protocol):
         ...
 
 
+class ForeseenChains:
+    """A ChainCompiler whose answers were computed before the write transaction.
+
+    `foresee` runs the inner compiler (an LLM) on every chain of a capture while no lock is
+    held; `compile_chain` then hands each answer back once, its evidence ids mapped onto the
+    evidence the real compile made. A chain not foreseen goes to the inner compiler.
+    """
+
+    def __init__(self, inner: ChainCompiler) -> None:
+        self.inner = inner
+        self._answers: dict[tuple[int, ...], tuple[list[Rule] | None, list[str]]] = {}
+
+    def foresee(self, corrections: Sequence[CorrectionSignal]) -> list[Rule]:
+        """Compile every chain now; returns the rules, so their texts can be embedded."""
+        out: list[Rule] = []
+        for chain in _chains(corrections):
+            evs = _chain_evidence(chain)
+            rules = self.inner.compile_chain(chain, evs)
+            self._answers[_identity(chain)] = (rules, [e.id for e in evs])
+            out.extend(rules or [])
+        return out
+
+    def compile_chain(
+        self, chain: Sequence[CorrectionSignal], evidence: Sequence[Evidence]
+    ) -> list[Rule] | None:
+        answer = self._answers.pop(_identity(chain), None)
+        if answer is None:
+            return self.inner.compile_chain(chain, evidence)
+        rules, old_ids = answer
+        ids = dict(zip(old_ids, (e.id for e in evidence), strict=True))
+        for rule in rules or []:
+            rule.evidence_ids = [ids.get(i, i) for i in rule.evidence_ids]
+        return rules
+
+
+def foreseen_texts(
+    corrections: Sequence[CorrectionSignal],
+    tool_signals: Sequence[ToolPatternSignal],
+    chains: ForeseenChains | None = None,
+) -> list[str]:
+    """The rule and trigger texts a compile of these signals will embed (the deterministic
+    compile of each, and what `chains` compiles), so they can be embedded ahead of it."""
+    rules: list[Rule] = []
+    for signal in corrections:
+        rules.extend(compile_correction(signal).rules)
+        if signal.aftermath is Aftermath.WITHDRAWAL:
+            again = dataclasses.replace(signal, aftermath=Aftermath.CORRECTION)
+            rules.extend(compile_correction(again).rules)
+    for tool_signal in tool_signals:
+        out = compile_tool_signal(tool_signal)
+        if out is not None:
+            rules.append(out[0])
+    if chains is not None:
+        rules.extend(chains.foresee(corrections))
+    return [t for r in rules for t in (r.text, r.trigger.text or r.text)]
+
+
+def _identity(chain: Sequence[CorrectionSignal]) -> tuple[int, ...]:
+    return tuple(id(s) for s in chain)
+
+
+def _chain_evidence(chain: Sequence[CorrectionSignal]) -> list[Evidence]:
+    return [
+        evidence_for(
+            s,
+            EvidenceKind.WITHDRAWAL
+            if s.aftermath is Aftermath.WITHDRAWAL
+            else EvidenceKind.CORRECTION,
+        )
+        for s in chain
+    ]
+
+
 def compile_signals(
     rulebook: Rulebook,
     corrections: Sequence[CorrectionSignal],
@@ -120,15 +193,7 @@ def _compile_chain(
     withdrawn: list[str],
 ) -> bool:
     """Compile a chain with `compiler`; False (nothing done) when it gave up."""
-    evs = [
-        evidence_for(
-            s,
-            EvidenceKind.WITHDRAWAL
-            if s.aftermath is Aftermath.WITHDRAWAL
-            else EvidenceKind.CORRECTION,
-        )
-        for s in chain
-    ]
+    evs = _chain_evidence(chain)
     rules = compiler.compile_chain(chain, evs)
     if rules is None:
         return False

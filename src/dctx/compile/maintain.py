@@ -2,6 +2,11 @@
 
 Runs inside the capture transaction against the rules already stored. Nothing is deleted here:
 superseded and withdrawn rules stay as history (never injected).
+
+Dedup never crosses scope: a rule merges only into one of the same namespace, skill, actor
+scope and subject; the same lesson in another scope is a rule of its own (in the same conflict
+group). A CANDIDATE is matched like a DRAFT: a recurrence of the same lesson adds its support
+and its sighting, and promotes it once `Admission` is met (compile/admission.py).
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dctx.models import Evidence, Rule, RuleSource, RuleStatus, utcnow
+from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings
+from dctx.models import Evidence, Rule, RuleSource, RuleStatus, Scope, to_dict, utcnow
 from dctx.providers.base import Embedder, Vector
 from dctx.text import content_stems, words
 
@@ -21,8 +27,8 @@ DUPLICATE = 0.90  # cosine at which two rules say the same thing
 SAME_TOPIC = 0.72  # cosine at which two rules are about the same behavior
 SAME_TOPIC_WITH_CUE = 0.45  # ... when the newer one says "instead", "actually", "no longer"
 WITHDRAW_MIN = 0.30
-# rules a new correction can agree with, replace or withdraw
-_LIVE = (RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE)
+# statuses a new rule can merge into: live ones, and those waiting for a person or evidence
+_MERGEABLE = (RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE)
 
 _REPLACEMENT_CUE = re.compile(
     r"\b(instead|actually|rather|no longer|change|switch|not anymore|any more|now|from now on|"
@@ -59,8 +65,18 @@ class Maintenance:
 class Rulebook:
     """The rules one capture can touch, with their text vectors, kept in step as it merges."""
 
-    def __init__(self, rules: Sequence[Rule], vectors: Vector, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        vectors: Vector,
+        embedder: Embedder,
+        *,
+        admission: Admission = DEFAULT_ADMISSION,
+        promote_to: RuleStatus = RuleStatus.ACTIVE,
+    ) -> None:
         self.rules = list(rules)
+        self.admission = admission
+        self.promote_to = promote_to  # DRAFT in review mode: a person still decides
         n = len(self.rules)
         # capacity grows by doubling, so adding a rule does not copy the whole matrix
         self._matrix = np.zeros((max(2 * n, 16), embedder.dim), dtype=np.float32)
@@ -82,12 +98,19 @@ class Rulebook:
         if rule.source is RuleSource.SELF_ASSESSMENT:
             self._add_tool_rule(rule, vec)
             return
+        own, own_sim = self._best_match(rule, vec, exact_scope=True)
+        if own is not None and own_sim >= DUPLICATE:
+            self._agree(own, rule)
+            return
         best, sim = self._best_match(rule, vec)
         if best is not None and sim >= DUPLICATE:
-            self._agree(best, rule, vec)
+            # the same directive in another scope (another person's, or team-wide): a rule of
+            # its own, in the same group
+            rule.group = best.group
+            self._append(rule, vec)
             return
         if rule.status is RuleStatus.CANDIDATE:
-            # a lesson not yet admitted replaces and conflicts with nothing until it is
+            # a correction not yet admitted replaces and conflicts with nothing until it is
             self._append(rule, vec)
             return
         cue = bool(_REPLACEMENT_CUE.search(raw)) or (
@@ -116,16 +139,48 @@ class Rulebook:
 
     def _add_tool_rule(self, rule: Rule, vec: Vector) -> None:
         for existing in self.rules:
-            if existing.group == rule.group and existing.status is RuleStatus.ACTIVE:
-                existing.support += rule.support
-                existing.evidence_ids.extend(rule.evidence_ids)
-                existing.updated_at = rule.updated_at
-                existing.history.append({"at": utcnow(), "event": "reinforced", "by": rule.id})
-                self._changed(existing)
-                return
+            if (
+                existing.group != rule.group
+                or existing.status not in _MERGEABLE
+                or not same_scope(existing.scope, rule.scope)
+            ):
+                continue
+            waiting = RuleStatus.CANDIDATE in (existing.status, rule.status)
+            if waiting and _norm(existing.text) != _norm(rule.text):
+                continue  # a recurrence must be the same lesson, not one about the same tool
+            existing.support += rule.support
+            existing.evidence_ids.extend(rule.evidence_ids)
+            existing.updated_at = rule.updated_at
+            existing.history.append({"at": utcnow(), "event": "reinforced", "by": rule.id})
+            if existing.status is RuleStatus.CANDIDATE:
+                self._sighted(existing, rule)
+            self._changed(existing)
+            return
         self._append(rule, vec)
 
-    def _best_match(self, rule: Rule, vec: Vector) -> tuple[Rule | None, float]:
+    def _sighted(self, candidate: Rule, again: Rule) -> None:
+        """Record a recurrence of a candidate; promote it when the evidence is independent
+        enough, or when this sighting owes nothing to tool output."""
+        trusted = again.status is not RuleStatus.CANDIDATE
+        if trusted:
+            seen = {"at": utcnow(), "event": "seen", "conversation": again.conversation_id}
+            candidate.history.append({**seen, "actor": None, "trusted": True})
+        candidate.history.extend(sightings(again))
+        if trusted or self.admission.admits(candidate):
+            candidate.status = self.promote_to
+            reason = "seen without tool output" if trusted else "seen independently"
+            candidate.history.append({"at": utcnow(), "event": "promoted", "why": reason})
+            self.result.log.append(f"{candidate.id} promoted to {candidate.status.value}")
+        else:
+            candidate.from_tool_output = list(
+                dict.fromkeys([*candidate.from_tool_output, *again.from_tool_output])
+            )
+
+    def _best_match(
+        self, rule: Rule, vec: Vector, *, exact_scope: bool = False
+    ) -> tuple[Rule | None, float]:
+        """The most similar correction rule under the same condition in the same skill (and,
+        with `exact_scope`, of exactly the same scope)."""
         if not self.rules:
             return None, 0.0
         sims = self.vectors @ vec
@@ -133,7 +188,7 @@ class Rulebook:
         best_sim = 0.0
         for i in np.argsort(-sims)[:20]:
             other = self.rules[int(i)]
-            if other.status not in _LIVE:
+            if other.status not in _MERGEABLE:
                 continue
             if other.source is RuleSource.SELF_ASSESSMENT:
                 continue
@@ -141,6 +196,8 @@ class Rulebook:
                 other.scope.skill != rule.scope.skill
                 or other.scope.namespace != rule.scope.namespace
             ):
+                continue
+            if exact_scope and not same_scope(other.scope, rule.scope):
                 continue
             if not _same_condition(other, rule):
                 continue
@@ -162,7 +219,7 @@ class Rulebook:
             if (
                 other.actor != rule.actor
                 or other.source is not RuleSource.CORRECTION
-                or other.status not in _LIVE
+                or other.status not in (RuleStatus.ACTIVE, RuleStatus.DRAFT)
                 or other.scope.skill != rule.scope.skill
                 or other.scope.subject != rule.scope.subject
                 or self._turn.get(other.id) == (rule.conversation_id, raw)
@@ -174,25 +231,36 @@ class Rulebook:
                 best, best_hits = other, hits
         return best
 
-    def _agree(self, existing: Rule, rule: Rule, vec: Vector) -> None:
-        compatible = existing.scope.actor is None or existing.scope.actor == rule.scope.actor
-        if rule.actor and rule.actor != existing.actor and not compatible:
-            # same directive from another person, personally scoped: keep theirs, same group
-            rule.group = existing.group
-            self._append(rule, vec)
-            return
+    def _agree(self, existing: Rule, rule: Rule) -> None:
+        """`rule` says what `existing` (of the same scope) says: one more supporter. What they
+        said is kept with the agreement, so the rule can outlive its author (forget_actor)."""
         existing.support += 1
         if rule.actor and rule.actor not in existing.supporters:
             existing.supporters.append(rule.actor)
         existing.evidence_ids.extend(rule.evidence_ids)
         existing.updated_at = rule.updated_at
-        existing.history.append({"at": utcnow(), "event": "agreed", "actor": rule.actor})
-        if existing.status is RuleStatus.CANDIDATE and (
+        existing.history.append(
+            {
+                "at": utcnow(),
+                "event": "agreed",
+                "actor": rule.actor,
+                "evidence": list(rule.evidence_ids),
+                "conversation": rule.conversation_id,
+                "said": {
+                    "text": rule.text,
+                    "type": rule.type.value,
+                    "trigger": to_dict(rule.trigger),
+                    "qualifiers": list(rule.qualifiers),
+                },
+            }
+        )
+        if existing.status is RuleStatus.CANDIDATE and not existing.from_tool_output and (
             rule.status is not RuleStatus.CANDIDATE
             or rule.conversation_id != existing.conversation_id
         ):
-            # the lesson recurred in another session, or was said with confidence: admitted
-            existing.status = RuleStatus.ACTIVE
+            # a correction the reader was unsure of, said again in another session or said
+            # with confidence: admitted
+            existing.status = self.promote_to
             existing.history.append({"at": utcnow(), "event": "admitted", "by": rule.id})
         self._changed(existing)
 
@@ -233,7 +301,9 @@ class Rulebook:
         mine = [
             (i, r)
             for i, r in enumerate(self.rules)
-            if r.actor == actor and r.scope.skill == skill and r.status in _LIVE
+            if r.actor == actor
+            and r.scope.skill == skill
+            and r.status in (RuleStatus.ACTIVE, RuleStatus.DRAFT)
         ]
         if not mine:
             return None
@@ -267,6 +337,15 @@ class Rulebook:
         )
         self._changed(target)
         return target
+
+
+def same_scope(a: Scope, b: Scope) -> bool:
+    """Exactly the same reach: namespace, skill, actor scope and subject."""
+    return (a.namespace, a.skill, a.actor, a.subject) == (b.namespace, b.skill, b.actor, b.subject)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def _names_old_behavior(old: Rule, new: Rule, raw: str) -> bool:

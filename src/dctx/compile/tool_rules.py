@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from typing import Any
 
 from dctx.capture.base import ToolPattern, ToolPatternSignal
@@ -17,22 +18,24 @@ from dctx.models import (
     EvidenceKind,
     Rule,
     RuleSource,
+    RuleStatus,
     RuleType,
     Scope,
     Trigger,
     TriggerKind,
     new_id,
+    utcnow,
 )
 
-_DATE_SHAPES = [
-    (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "YYYY-MM-DD"),
-    (re.compile(r"^\d{2}/\d{2}/\d{4}$"), "MM/DD/YYYY"),
-    (re.compile(r"^\d{4}/\d{2}/\d{2}$"), "YYYY/MM/DD"),
-    (re.compile(r"^\d{2}-\d{2}-\d{4}$"), "DD-MM-YYYY"),
-    (re.compile(r"^\d{4}-Q[1-4]$", re.IGNORECASE), "YYYY-Qn"),
-    (re.compile(r"^Q[1-4][ -]?\d{4}$", re.IGNORECASE), "Qn YYYY"),
-    (re.compile(r"^\d{8}$"), "YYYYMMDD"),
+# date formats a retry may switch an argument to: (strptime format, how the rule names it)
+_DATE_FORMATS = [
+    ("%Y-%m-%d", "YYYY-MM-DD"),
+    ("%m/%d/%Y", "MM/DD/YYYY"),
+    ("%Y/%m/%d", "YYYY/MM/DD"),
+    ("%d-%m-%Y", "DD-MM-YYYY"),
+    ("%Y%m%d", "YYYYMMDD"),
 ]
+_YEARS = range(1900, 2200)  # "40021187" reads as year 4002: an id, not a date
 _IDENTIFIER = re.compile(r"^[A-Za-z]{0,6}[-_#]?\d[\w-]*$")
 SOURCE_KEY = re.compile(
     r"(source|feed|provider|endpoint|api|region|version|format|mode|channel|queue|team|method|"
@@ -48,6 +51,9 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
     if text is None:
         return None
     ctx = signal.ctx
+    # only what the rule text carries can steer a run: an id the prerequisite returned is not
+    # in "pass the identifier it returns as `company`"
+    untrusted = [t for t in signal.from_tool_output if t.lower() in text.lower()]
     evidence = Evidence(
         id=new_id("ev"),
         kind=EvidenceKind.TOOL_FAILURE,
@@ -88,8 +94,18 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
         conversation_id=ctx.conversation_id,
         created_at=ctx.timestamp,
         updated_at=ctx.timestamp,
+        from_tool_output=untrusted,
     )
+    if untrusted:
+        rule.status = RuleStatus.CANDIDATE
+        rule.history.append(sighting(ctx.conversation_id, ctx.actor))
     return rule, evidence
+
+
+def sighting(conversation_id: str, actor: str | None) -> dict[str, Any]:
+    """The history entry that records where a candidate lesson was seen (admission counts
+    distinct conversations and actors among them)."""
+    return {"at": utcnow(), "event": "seen", "conversation": conversation_id, "actor": actor}
 
 
 def _tool_trigger(signal: ToolPatternSignal) -> Trigger:
@@ -225,9 +241,9 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
             return f"pass `{key}` as a string"
         return None
     if isinstance(old, str) and isinstance(new, str):
-        for rx, shape in _DATE_SHAPES:
-            if rx.match(new) and not rx.match(old):
-                return f"format `{key}` as {shape}"
+        shape = date_format(new)
+        if shape is not None and date_format(old) != shape:
+            return f"format `{key}` as {shape}"
         if old.lower() == new.lower() and old != new:
             if new.isupper():
                 return f"use uppercase `{key}` values"
@@ -251,6 +267,36 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
     if isinstance(old, bool) or isinstance(new, bool):
         return f"set `{key}` to {json.dumps(new)}"
     return None
+
+
+def date_format(value: str) -> str | None:
+    """The date format `value` is written in, when it is a real date in it ("2025-02-30" and
+    an 8-digit account id are not); quarters ("2025-Q3", "Q3 2025") count too."""
+    text = value.strip()
+    for fmt, name in _DATE_FORMATS:
+        try:
+            parsed = datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        if parsed.year in _YEARS and parsed.strftime(fmt) == text:
+            return name
+    return _quarter_format(text)
+
+
+def _quarter_format(text: str) -> str | None:
+    upper = text.upper()
+    year, sep, quarter = upper.partition("-Q")
+    if sep and _year(year) and quarter in {"1", "2", "3", "4"}:
+        return "YYYY-Qn"
+    if upper[:1] == "Q" and upper[1:2] in {"1", "2", "3", "4"}:
+        rest = upper[2:]
+        if _year(rest.removeprefix(" ").removeprefix("-")) and len(rest) in (4, 5):
+            return "Qn YYYY"
+    return None
+
+
+def _year(text: str) -> bool:
+    return len(text) == 4 and text.isdigit() and int(text) in _YEARS
 
 
 _SEPARATORS = {
@@ -288,9 +334,9 @@ def _show(value: Any) -> str:
 
 def _shape_hint(value: Any) -> str:
     if isinstance(value, str):
-        for rx, shape in _DATE_SHAPES:
-            if rx.match(value):
-                return f" (formatted {shape})"
+        shape = date_format(value)
+        if shape is not None:
+            return f" (formatted {shape})"
         if value.isupper() and value.isalpha():
             return " (uppercase)"
     return ""

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from dctx.cli.why import Explanation, describe_trigger, explain_run
+from dctx.inject.why import Explanation, describe_trigger, explain_run
 from dctx.memory import Memory
 from dctx.models import Rule, RuleStatus
 from dctx.store.registry import open_store

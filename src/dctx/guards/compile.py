@@ -18,6 +18,11 @@ The text is read from the generic sentence forms the compilers and people write:
 "Instead of" on a parameter forbids only the old value: the new one worked once, but other
 values may be right in other situations (another ticker, another form type).
 
+A guard never rewrites a call to a value the lesson took from tool output
+(`Rule.from_tool_output`): whoever wrote that result would choose where the call goes. Such a
+violation is handed back to the model instead, and a "must equal" constraint on such a value
+compiles to no guard (the rule stays text the model reads).
+
 A tool name counts only when it is one of the run's tools (when known), the rule's trigger
 tool, or, with no tool list, an identifier that cannot be an English word (has `_`, or is in
 backticks). Conditions ("When X, ...", qualifiers) are not parsed here: a guard is enforced only
@@ -31,7 +36,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from dctx.guards.model import Guard, GuardKind
+from dctx.guards.model import Guard, GuardKind, same_value
 from dctx.models import Rule, RuleSource
 
 # An order inferred from tool calls (not said by a person) blocks calls outright, and one
@@ -121,8 +126,8 @@ def rule_guards(rule: Rule, *, tools: Sequence[str] | None = None) -> list[Guard
 def _sentence(rule: Rule, body: str, known: _Names) -> list[Guard]:
     if m := _CALL_WITH.match(body):
         tool = known.tool(m.group("tool"))
-        if tool:
-            value = _value(m.group("value"))
+        value = _value(m.group("value"))
+        if tool and not _untrusted(rule, value):
             return [Guard(GuardKind.PARAM_EQUALS, tool, rule.id, m.group("key"), value)]
     if m := _AVOID_WITH.match(body):
         tool = known.tool(m.group("tool"))
@@ -148,25 +153,31 @@ def _sentence(rule: Rule, body: str, known: _Names) -> list[Guard]:
     return []
 
 
+def _untrusted(rule: Rule, value: Any) -> bool:
+    """A value the rule's lesson took from tool output: never written into a call."""
+    return any(same_value(value, v) for v in rule.from_tool_output)
+
+
 def _part(rule: Rule, tool: str, part: str) -> Guard | None:
     part = part.strip().rstrip(".").strip()
     if m := _PART_INSTEAD.match(part):
         old = m.group("old").strip()
         if not old.startswith(('"', "'")) and " " in old:
             return None  # "instead of the default": no value named
+        instead = _value(m.group("value"))
         return Guard(
             GuardKind.PARAM_FORBIDDEN,
             tool,
             rule.id,
             m.group("key"),
             _value(old),
-            instead=_value(m.group("value")),
+            instead=None if _untrusted(rule, instead) else instead,
         )
     if m := _PART_REQUIRED.match(part):
         return Guard(GuardKind.PARAM_REQUIRED, tool, rule.id, m.group("key"))
     if m := _PART_SET.match(part):
         raw = m.group("value")
-        if raw.lower() in {"a", "an", "the", "at"}:
+        if raw.lower() in {"a", "an", "the", "at"} or _untrusted(rule, _value(raw)):
             return None
         return Guard(GuardKind.PARAM_EQUALS, tool, rule.id, m.group("key"), _value(raw))
     return None

@@ -10,15 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dctx.injected import RULE_PREFIX, STAGE1_ACK, STAGE1_INTRO, SYSTEM_HEADER
 from dctx.models import Rule
-
-STAGE1_INTRO = "Before you start: follow these rules, learned from earlier sessions."
-STAGE1_ACK = "Understood. I will follow these rules."
-SYSTEM_HEADER = "MANDATORY RULES (learned from earlier sessions; they apply now):"
 
 
 def rule_line(rule: Rule) -> str:
-    return f"RULE: {rule.text}"
+    # one line per rule: a newline inside a rule's text would break the pair's structure
+    return RULE_PREFIX + " ".join(rule.text.split())
 
 
 def stage1_messages(rules: Sequence[Rule]) -> list[dict[str, Any]]:

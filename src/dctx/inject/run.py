@@ -1,5 +1,6 @@
 """Progressive injection over one agent run: stage 1 before the first model call, stage 2+ after
-each tool result. A delivered rule is never sent twice; nothing is sent when nothing applies.
+each tool result. A delivered rule is never sent twice, nor is its text (rules of different
+scopes may say the same thing); nothing is sent when nothing applies.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dctx.providers.base import Embedder
 from dctx.providers.usage import UsageMeter, UsageTotals, metering
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.engine import Retriever
+from dctx.validation import check_json_text, check_value
 
 
 @dataclass(slots=True)
@@ -89,9 +91,20 @@ class Run:
         return self._meter.totals()
 
     def observe(self, tool_call: Any, tool_result: Any) -> list[Unit]:
-        """Record a tool call and its result; return the units newly triggered (stage 2)."""
+        """Record a tool call and its result; return the units newly triggered (stage 2).
+
+        Arguments and result are checked first (nesting depth, valid text): a hostile value
+        raises TraceFormatError naming the field, never RecursionError."""
         name, arguments = _call_parts(tool_call)
-        result = tool_result if isinstance(tool_result, str) else json.dumps(tool_result)
+        check_value(name, field="tool")
+        check_value(arguments, field="arguments")
+        if isinstance(tool_result, str):
+            check_value(tool_result, field="result")
+            check_json_text(tool_result, field="result")
+            result = tool_result
+        else:
+            check_value(tool_result, field="result")
+            result = json.dumps(tool_result)
         self.decision_point += 1
         step = self.ctx.add_step(name, arguments, result)
         with metering(self._meter):
@@ -109,7 +122,12 @@ class Run:
     # ------------------------------------------------------------------ internals
     def _deliver(self, found: Sequence[Rule], *, channel: str) -> list[Unit]:
         sent = {d.rule.id for d in self.deliveries}
-        fresh = [r for r in found if r.id not in sent]
+        said = {_said(d.rule) for d in self.deliveries}
+        fresh: list[Rule] = []
+        for rule in found:
+            if rule.id not in sent and _said(rule) not in said:
+                said.add(_said(rule))
+                fresh.append(rule)
         chosen, used = pack(fresh, budget=self.token_budget - self.tokens_used, actor=self.actor)
         self.tokens_used += used
         units: list[Unit] = []
@@ -118,6 +136,11 @@ class Run:
             self.deliveries.append(Delivery(self.decision_point, rule, unit))
             units.append(unit)
         return units
+
+
+def _said(rule: Rule) -> str:
+    """A rule's text as the model reads it (case and spacing aside)."""
+    return " ".join(rule.text.lower().split())
 
 
 def _call_parts(tool_call: Any) -> tuple[str, dict[str, Any]]:
@@ -136,7 +159,7 @@ def _call_parts(tool_call: Any) -> tuple[str, dict[str, Any]]:
     if isinstance(args, str):
         try:
             args = json.loads(args) if args.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or too deep to be arguments
             args = {"_raw": args}
     if not isinstance(args, dict):
         args = {"_value": args}

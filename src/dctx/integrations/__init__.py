@@ -1,4 +1,5 @@
-"""dctx inside agent loops: OpenAI / Anthropic SDK helpers and a LangGraph pre-model hook.
+"""dctx inside agent loops: OpenAI / Anthropic SDK helpers (sync and async) and a LangGraph
+pre-model hook.
 
 The SDK helpers are imported lazily (`dctx.integrations.openai_loop`, `.anthropic_loop`,
 `.langgraph_hook`), so `import dctx.integrations` needs none of the SDKs. The shared core,
@@ -19,13 +20,18 @@ from dctx.integrations._loop import (
 )
 
 if TYPE_CHECKING:
-    from dctx.integrations.anthropic_loop import run_anthropic_loop
-    from dctx.integrations.openai_loop import run_openai_loop
+    from dctx.integrations.anthropic_loop import arun_anthropic_loop, run_anthropic_loop
+    from dctx.integrations.langchain_middleware import DctxMiddleware
+    from dctx.integrations.langgraph_hook import DctxHook
+    from dctx.integrations.openai_loop import arun_openai_loop, run_openai_loop
 
 _LAZY = {
     "run_openai_loop": "dctx.integrations.openai_loop",
+    "arun_openai_loop": "dctx.integrations.openai_loop",
     "run_anthropic_loop": "dctx.integrations.anthropic_loop",
+    "arun_anthropic_loop": "dctx.integrations.anthropic_loop",
     "DctxHook": "dctx.integrations.langgraph_hook",
+    "DctxMiddleware": "dctx.integrations.langchain_middleware",
 }
 
 
@@ -41,11 +47,14 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AgentLoopError",
     "DctxHook",
+    "DctxMiddleware",
     "LoopResult",
     "LoopSession",
     "MaxTurnsError",
     "ToolCallRequest",
     "ToolOutcome",
+    "arun_anthropic_loop",
+    "arun_openai_loop",
     "run_anthropic_loop",
     "run_openai_loop",
 ]

@@ -24,12 +24,14 @@ kept with the arguments that actually ran.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from dctx.errors import RuntimeFailure, UserError
+from dctx.errors import AgentLoopError as AgentLoopError
+from dctx.errors import MaxTurnsError as MaxTurnsError
 from dctx.guards import GuardChecker, Verdict, compile_guards
 from dctx.models import Unit, new_id
 
@@ -38,21 +40,6 @@ if TYPE_CHECKING:
     from dctx.memory import CaptureReport, Memory
 
 ToolFunction = Callable[..., Any]
-
-
-class AgentLoopError(UserError):
-    """The input to an agent-loop helper is malformed (messages, tools, functions, limits)."""
-
-
-class MaxTurnsError(RuntimeFailure):
-    """The model was still calling tools after `max_turns` model calls; nothing was captured."""
-
-    def __init__(self, max_turns: int) -> None:
-        self.max_turns = max_turns
-        super().__init__(
-            f"the model was still calling tools after {max_turns} model calls; nothing was "
-            "captured. Raise max_turns, or check that the tools answer what the model asks."
-        )
 
 
 @dataclass(slots=True)
@@ -94,6 +81,31 @@ class LoopResult:
     turns: int = 0
 
 
+def _no_tool(**_: Any) -> Any:  # pragma: no cover - stands for a tool nobody registered
+    raise LookupError("no function for this tool")
+
+
+def _result_text(raw: Any) -> str:
+    return raw if isinstance(raw, str) else json.dumps(raw, default=str)
+
+
+def _error_text(exc: Exception) -> str:
+    return json.dumps({"error": f"{type(exc).__name__}: {exc}"})
+
+
+@dataclass(slots=True)
+class _Admitted:
+    """A call the guards let through: what runs, with which (possibly corrected) arguments."""
+
+    call: ToolCallRequest
+    verdict: Verdict
+    fn: ToolFunction
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return self.verdict.arguments
+
+
 class LoopSession:
     """Injection + guards + capture for one agent run (see the module docstring)."""
 
@@ -107,6 +119,7 @@ class LoopSession:
         tools: Sequence[str] | None = None,
         guards: bool = True,
         conversation_id: str | None = None,
+        namespace: str | None = None,
     ) -> None:
         if not isinstance(query, str) or not query.strip():
             raise AgentLoopError("the run needs a non-empty user query (the last user message)")
@@ -116,7 +129,10 @@ class LoopSession:
         self.tools = list(tools) if tools is not None else None
         self.guards_on = guards
         self.conversation_id = conversation_id or new_id("loop")
-        self.run: Run = memory.start(actor=actor, skill=skill, query=query, tools=self.tools)
+        self.namespace = namespace or memory.namespace
+        self.run: Run = memory.start(
+            actor=actor, skill=skill, query=query, tools=self.tools, namespace=self.namespace
+        )
         self.checker = GuardChecker()
         self.outcomes: list[ToolOutcome] = []
         self._sync_guards()
@@ -135,6 +151,12 @@ class LoopSession:
         return f"{base}\n\n{block}" if base else block
 
     @property
+    def system_block(self) -> str:
+        """dctx's stage-2 text alone ("" until a rule is delivered), for loops that keep the
+        system prompt as separate blocks and append this one after theirs."""
+        return self.run.system or ""
+
+    @property
     def units(self) -> list[Unit]:
         return [d.unit for d in self.run.deliveries]
 
@@ -147,6 +169,33 @@ class LoopSession:
 
     def handle(self, call: ToolCallRequest, functions: Mapping[str, ToolFunction]) -> ToolOutcome:
         """Guard, execute and observe one proposed call; return what to tell the model."""
+        admitted = self._admit(call, functions)
+        if isinstance(admitted, ToolOutcome):
+            return admitted
+        try:
+            result = _result_text(admitted.fn(**admitted.arguments))
+        except Exception as exc:  # a tool's failure is data for the model, not a crash
+            return self._complete(admitted, _error_text(exc), failed=True)
+        return self._complete(admitted, result, failed=False)
+
+    async def ahandle(
+        self, call: ToolCallRequest, functions: Mapping[str, ToolFunction]
+    ) -> ToolOutcome:
+        """`handle` for async loops: a tool may also be a coroutine function (awaited)."""
+        admitted = self._admit(call, functions)
+        if isinstance(admitted, ToolOutcome):
+            return admitted
+        try:
+            raw = admitted.fn(**admitted.arguments)
+            result = _result_text(await raw if inspect.isawaitable(raw) else raw)
+        except Exception as exc:  # a tool's failure is data for the model, not a crash
+            return self._complete(admitted, _error_text(exc), failed=True)
+        return self._complete(admitted, result, failed=False)
+
+    def _admit(
+        self, call: ToolCallRequest, functions: Mapping[str, ToolFunction]
+    ) -> ToolOutcome | _Admitted:
+        """The guards' decision: the outcome when the call does not run, else what runs."""
         if call.error is not None:
             outcome = ToolOutcome(call.id, call.name, call.arguments, call.error, "error")
             self.outcomes.append(outcome)
@@ -158,21 +207,18 @@ class LoopSession:
             )
             self.outcomes.append(outcome)
             return outcome
-        args = verdict.arguments
-        status: Literal["ok", "error", "corrected"] = (
-            "corrected" if verdict.action == "correct" else "ok"
-        )
         fn = functions.get(call.name)
         if fn is None:
-            result = json.dumps({"error": f"unknown tool {call.name!r}"})
-            status = "error"
-        else:
-            try:
-                raw = fn(**args)
-                result = raw if isinstance(raw, str) else json.dumps(raw, default=str)
-            except Exception as exc:  # a tool's failure is data for the model, not a crash
-                result = json.dumps({"error": f"{type(exc).__name__}: {exc}"})
-                status = "error"
+            unknown = json.dumps({"error": f"unknown tool {call.name!r}"})
+            return self._complete(_Admitted(call, verdict, _no_tool), unknown, failed=True)
+        return _Admitted(call, verdict, fn)
+
+    def _complete(self, admitted: _Admitted, result: str, *, failed: bool) -> ToolOutcome:
+        """Record a call that ran (or failed): its result and the stage-2 units it triggered."""
+        call, verdict, args = admitted.call, admitted.verdict, admitted.arguments
+        status: Literal["ok", "error", "corrected"] = (
+            "error" if failed else "corrected" if verdict.action == "correct" else "ok"
+        )
         self.checker.executed(call.name)
         units = self.observe(call.name, args, result)
         outcome = ToolOutcome(call.id, call.name, args, result, status, verdict, units)
@@ -198,6 +244,7 @@ class LoopSession:
             actor=self.actor,
             skill=self.skill,
             conversation_id=self.conversation_id,
+            namespace=self.namespace,
         )
 
     def _sync_guards(self) -> None:
@@ -220,6 +267,65 @@ class Adapter(Protocol):
     def transcript(self, rejected: set[str]) -> list[dict[str, Any]]: ...
 
 
+class AsyncAdapter(Adapter, Protocol):
+    """An adapter whose model call is awaited (AsyncOpenAI, AsyncAnthropic)."""
+
+    async def asend(self, session: LoopSession) -> Any: ...
+
+
+def _finish(
+    adapter: Adapter, session: LoopSession, reply: Any, turn: int, capture: bool
+) -> LoopResult:
+    transcript = adapter.transcript(session.rejected_ids)
+    report = session.capture(transcript) if capture else None
+    return LoopResult(
+        text=adapter.text(reply),
+        messages=transcript,
+        outcomes=list(session.outcomes),
+        units=session.units,
+        capture=report,
+        turns=turn,
+    )
+
+
+async def adrive(
+    adapter: AsyncAdapter,
+    session: LoopSession,
+    functions: Mapping[str, ToolFunction],
+    *,
+    max_turns: int,
+    capture: bool,
+) -> LoopResult:
+    """`drive` for async clients: the model call and coroutine tools are awaited; guards,
+    injection and capture are the same code (the store calls run in the event loop's thread)."""
+    for turn in range(1, max_turns + 1):
+        reply = await adapter.asend(session)
+        calls = adapter.calls(reply)
+        outcomes = [await session.ahandle(call, functions) for call in calls]
+        adapter.append(reply, outcomes)
+        if not calls:
+            return _finish(adapter, session, reply, turn, capture)
+    raise MaxTurnsError(max_turns)
+
+
+def model_call(client: Any, path: str, *, is_async: bool, helper: str, other: str) -> Any:
+    """The client's model-call method at `path` (e.g. "messages.create"), checked to be of the
+    kind the helper drives; a wrong client is an AgentLoopError naming the helper to use."""
+    target = client
+    for part in path.split("."):
+        target = getattr(target, part, None)
+        if target is None:
+            raise AgentLoopError(
+                f"{helper} needs an SDK client with .{path}(...); got {type(client).__name__}"
+            )
+    if inspect.iscoroutinefunction(inspect.unwrap(target)) != is_async:
+        kind = "a synchronous" if is_async else "an async"
+        raise AgentLoopError(
+            f"{helper} got {kind} client ({type(client).__name__}); use {other} with it"
+        )
+    return target
+
+
 def drive(
     adapter: Adapter,
     session: LoopSession,
@@ -235,16 +341,7 @@ def drive(
         outcomes = [session.handle(call, functions) for call in calls]
         adapter.append(reply, outcomes)
         if not calls:
-            transcript = adapter.transcript(session.rejected_ids)
-            report = session.capture(transcript) if capture else None
-            return LoopResult(
-                text=adapter.text(reply),
-                messages=transcript,
-                outcomes=list(session.outcomes),
-                units=session.units,
-                capture=report,
-                turns=turn,
-            )
+            return _finish(adapter, session, reply, turn, capture)
     raise MaxTurnsError(max_turns)
 
 

@@ -13,12 +13,20 @@
 Stage 1 goes first as a user/assistant pair (the conversation still starts with a user turn
 and alternates); stage-2 rules are appended to the `system` prompt. Tool results go back as
 `tool_result` blocks, a guard's rejection with `is_error: true`. Shared behavior (guards,
-capture and its failure policy) lives in `_loop`.
+capture and its failure policy) lives in `_loop`. `arun_anthropic_loop` is the same loop on an
+`anthropic.AsyncAnthropic` (tools may then be coroutine functions).
+
+Prompt caching: `system` may be a list of content blocks, e.g. with
+`{"cache_control": {"type": "ephemeral"}}` on the last one. The blocks are sent exactly as
+given, and dctx's stage-2 rules go in one more text block AFTER them, so the cached prefix
+(tools, then your system blocks) never changes during a run; only the part after the cache
+breakpoint grows. A string `system` gets the rules appended to its text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dctx.integrations._loop import (
@@ -28,10 +36,12 @@ from dctx.integrations._loop import (
     ToolCallRequest,
     ToolFunction,
     ToolOutcome,
+    adrive,
     check_inputs,
     decode_arguments,
     drive,
     last_user_text,
+    model_call,
     require_functions,
 )
 
@@ -49,6 +59,23 @@ def tool_names(tools: Sequence[Any]) -> list[str]:
             )
         names.append(tool["name"])
     return names
+
+
+SystemPrompt = str | Sequence[Mapping[str, Any]]
+
+
+def system_blocks(system: Any) -> list[dict[str, Any]] | str | None:
+    """Validate `system`: None, a string, or a list of content blocks (kept as given)."""
+    if system is None or isinstance(system, str):
+        return system
+    if not isinstance(system, list | tuple) or not all(
+        isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in system
+    ):
+        raise AgentLoopError(
+            "system must be a string or a list of content blocks like "
+            "{'type': 'text', 'text': ..., 'cache_control': {'type': 'ephemeral'}}"
+        )
+    return [dict(b) for b in system]
 
 
 def _block(block: Any) -> dict[str, Any]:
@@ -71,26 +98,41 @@ class AnthropicAdapter:
         model: str,
         history: list[dict[str, Any]],
         tools: list[Any],
-        system: str | None,
+        system: str | list[dict[str, Any]] | None,
         create_kwargs: dict[str, Any],
+        create: Any = None,
     ) -> None:
         self.client = client
+        self.create = create or client.messages.create
         self.model = model
         self.history = history
         self.tools = tools
         self.base_system = system
         self.kwargs = create_kwargs
 
-    def send(self, session: LoopSession) -> Any:
+    def request(self, session: LoopSession) -> dict[str, Any]:
+        """The keyword arguments of the next `messages.create` call."""
         kwargs = dict(self.kwargs)
         if self.tools:
             kwargs["tools"] = self.tools
-        system = session.system(self.base_system)
+        system = self.system(session)
         if system:
             kwargs["system"] = system
-        return self.client.messages.create(
-            model=self.model, messages=session.stage1 + self.history, **kwargs
-        )
+        return {"model": self.model, "messages": session.stage1 + self.history, **kwargs}
+
+    def system(self, session: LoopSession) -> str | list[dict[str, Any]] | None:
+        """The user's system prompt with dctx's block after it (blocks stay blocks)."""
+        if not isinstance(self.base_system, list):
+            return session.system(self.base_system)
+        block = session.system_block
+        extra = [{"type": "text", "text": block}] if block else []
+        return [*self.base_system, *extra]
+
+    def send(self, session: LoopSession) -> Any:
+        return self.create(**self.request(session))
+
+    async def asend(self, session: LoopSession) -> Any:
+        return await self.create(**self.request(session))
 
     def calls(self, reply: Any) -> list[ToolCallRequest]:
         return [
@@ -147,37 +189,44 @@ class AnthropicAdapter:
         return out
 
 
-def run_anthropic_loop(
+@dataclass(slots=True)
+class _Prepared:
+    adapter: AnthropicAdapter
+    session: LoopSession
+    functions: dict[str, ToolFunction]
+
+
+def _prepare(
     client: Any,
     memory: Memory,
     *,
+    is_async: bool,
     model: str,
     messages: Sequence[Mapping[str, Any]],
-    max_tokens: int = 1024,
-    tools: Sequence[Any] = (),
-    functions: Mapping[str, ToolFunction] | None = None,
-    system: str | None = None,
-    actor: str = "anonymous",
-    skill: str = "default",
-    max_turns: int = 8,
-    guards: bool = True,
-    capture: bool = True,
-    conversation_id: str | None = None,
-    **create_kwargs: Any,
-) -> LoopResult:
-    """Run a tool-use loop on `client` (an `anthropic.Anthropic`) with dctx in it.
-
-    Same contract as `run_openai_loop`; the system prompt is the `system` argument here.
-    """
-    functions = dict(functions or {})
-    history = check_inputs(list(messages), list(tools), functions, max_turns)
+    max_tokens: int,
+    tools: Sequence[Any],
+    functions: Mapping[str, ToolFunction] | None,
+    system: Any,
+    actor: str,
+    skill: str,
+    max_turns: int,
+    guards: bool,
+    conversation_id: str | None,
+    create_kwargs: dict[str, Any],
+) -> _Prepared:
+    names_ = ("arun_anthropic_loop", "run_anthropic_loop")
+    helper, other = names_ if is_async else names_[::-1]
+    create = model_call(client, "messages.create", is_async=is_async, helper=helper, other=other)
+    fns = dict(functions or {})
+    history = check_inputs(list(messages), list(tools), fns, max_turns)
     if any(m["role"] not in ("user", "assistant") for m in history):
         raise AgentLoopError(
             "Anthropic messages have roles user/assistant only; pass the system prompt as "
             "system=..."
         )
+    base_system = system_blocks(system)
     names = tool_names(list(tools))
-    require_functions(names, functions)
+    require_functions(names, fns)
     session = LoopSession(
         memory,
         actor=actor,
@@ -188,9 +237,104 @@ def run_anthropic_loop(
         conversation_id=conversation_id,
     )
     adapter = AnthropicAdapter(
-        client, model, history, list(tools), system, {"max_tokens": max_tokens, **create_kwargs}
+        client,
+        model,
+        history,
+        list(tools),
+        base_system,
+        {"max_tokens": max_tokens, **create_kwargs},
+        create,
     )
-    return drive(adapter, session, functions, max_turns=max_turns, capture=capture)
+    return _Prepared(adapter, session, fns)
 
 
-__all__ = ["AnthropicAdapter", "run_anthropic_loop", "tool_names"]
+def run_anthropic_loop(
+    client: Any,
+    memory: Memory,
+    *,
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    max_tokens: int = 1024,
+    tools: Sequence[Any] = (),
+    functions: Mapping[str, ToolFunction] | None = None,
+    system: SystemPrompt | None = None,
+    actor: str = "anonymous",
+    skill: str = "default",
+    max_turns: int = 8,
+    guards: bool = True,
+    capture: bool = True,
+    conversation_id: str | None = None,
+    **create_kwargs: Any,
+) -> LoopResult:
+    """Run a tool-use loop on `client` (an `anthropic.Anthropic`) with dctx in it.
+
+    Same contract as `run_openai_loop`; the system prompt is the `system` argument here (a
+    string or a list of content blocks, see the module docstring on prompt caching).
+    """
+    p = _prepare(
+        client,
+        memory,
+        is_async=False,
+        model=model,
+        messages=messages,
+        max_tokens=max_tokens,
+        tools=tools,
+        functions=functions,
+        system=system,
+        actor=actor,
+        skill=skill,
+        max_turns=max_turns,
+        guards=guards,
+        conversation_id=conversation_id,
+        create_kwargs=create_kwargs,
+    )
+    return drive(p.adapter, p.session, p.functions, max_turns=max_turns, capture=capture)
+
+
+async def arun_anthropic_loop(
+    client: Any,
+    memory: Memory,
+    *,
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    max_tokens: int = 1024,
+    tools: Sequence[Any] = (),
+    functions: Mapping[str, ToolFunction] | None = None,
+    system: SystemPrompt | None = None,
+    actor: str = "anonymous",
+    skill: str = "default",
+    max_turns: int = 8,
+    guards: bool = True,
+    capture: bool = True,
+    conversation_id: str | None = None,
+    **create_kwargs: Any,
+) -> LoopResult:
+    """`run_anthropic_loop` on an `anthropic.AsyncAnthropic`; tools may be async functions."""
+    p = _prepare(
+        client,
+        memory,
+        is_async=True,
+        model=model,
+        messages=messages,
+        max_tokens=max_tokens,
+        tools=tools,
+        functions=functions,
+        system=system,
+        actor=actor,
+        skill=skill,
+        max_turns=max_turns,
+        guards=guards,
+        conversation_id=conversation_id,
+        create_kwargs=create_kwargs,
+    )
+    return await adrive(p.adapter, p.session, p.functions, max_turns=max_turns, capture=capture)
+
+
+__all__ = [
+    "AnthropicAdapter",
+    "SystemPrompt",
+    "arun_anthropic_loop",
+    "run_anthropic_loop",
+    "system_blocks",
+    "tool_names",
+]

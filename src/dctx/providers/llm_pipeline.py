@@ -27,6 +27,7 @@ from dctx.models import (
 )
 from dctx.providers.base import LLM
 from dctx.providers.llm_hooks import (
+    CacheBackend,
     LLMAftermathClassifier,
     StoreCache,
     llm_compile_chain,
@@ -35,7 +36,6 @@ from dctx.providers.llm_hooks import (
 )
 from dctx.providers.prompts import CompiledRule
 from dctx.providers.usage import record_event
-from dctx.store.base import Store
 from dctx.text import content_stems
 
 __all__ = ["LLMPipeline"]
@@ -46,9 +46,13 @@ logger = logging.getLogger(__name__)
 class LLMPipeline:
     """The three LLM steps of a capture, over one LLM and one store (the cache)."""
 
-    def __init__(self, llm: LLM, store: Store) -> None:
+    def __init__(self, llm: LLM, store: CacheBackend) -> None:
         self.llm = llm
         self.store = store
+
+    def over(self, cache: CacheBackend) -> LLMPipeline:
+        """The same steps with answers cached in `cache` (a capture's pending overlay)."""
+        return LLMPipeline(self.llm, cache)
 
     def _cache(self, namespace: str, actor: str | None) -> StoreCache:
         return StoreCache(self.store, namespace=namespace, actor=actor)

@@ -64,7 +64,7 @@ def missing_minilm_dependencies() -> list[str]:
 
 
 def _missing_error(missing: Sequence[str]) -> MissingDependencyError:
-    return MissingDependencyError("The MiniLM embedder", "minilm", ", ".join(missing))
+    return MissingDependencyError("The MiniLM embedder", None, " ".join(missing))
 
 
 def default_model_path() -> Path:

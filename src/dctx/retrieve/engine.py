@@ -43,6 +43,9 @@ CALIBRATIONS: dict[str, Calibration] = {
     "hashing-384": Calibration(query_floor=0.30, step_floor=0.40, condition_floor=0.2),
 }
 DEFAULT_CALIBRATION = Calibration(query_floor=0.45, step_floor=0.55, condition_floor=0.3)
+# the only status ever delivered: drafts wait for a person, candidates (lessons taken from tool
+# output) for independent evidence or a person; both are stored, never injected
+INJECTED = (RuleStatus.ACTIVE,)
 
 
 @dataclass(slots=True)
@@ -113,11 +116,18 @@ class View:
 
 @dataclass(slots=True)
 class Snapshot:
-    """A namespace's injectable rules and vectors, with arrays for vectorized scope masks."""
+    """A namespace's injectable rules and vectors, with arrays for vectorized scope masks.
+
+    Scope skills and actors are held as integer codes (0: unscoped), never as numpy string
+    arrays: numpy compares strings as fixed-width, trailing-NUL-padded values, so
+    "alice\x00" would equal "alice". A name the snapshot does not know has no code.
+    """
 
     index: RuleIndex
-    skills: np.ndarray
-    actors: np.ndarray
+    skills: np.ndarray  # int codes into skill_codes
+    actors: np.ndarray  # int codes into actor_codes
+    skill_codes: dict[str, int]
+    actor_codes: dict[str, int]
     kinds: np.ndarray
     conditional: np.ndarray  # QUERY rules whose trigger is a stated request condition
     views: dict[tuple[str, str], View] = field(default_factory=dict)  # by (skill, actor)
@@ -125,13 +135,26 @@ class Snapshot:
     @classmethod
     def build(cls, index: RuleIndex) -> Snapshot:
         rules = index.rules
+        skill_codes: dict[str, int] = {}
+        actor_codes: dict[str, int] = {}
         return cls(
             index=index,
-            skills=np.array([r.scope.skill or "" for r in rules], dtype=object),
-            actors=np.array([r.scope.actor or "" for r in rules], dtype=object),
+            skills=_codes([r.scope.skill for r in rules], skill_codes),
+            actors=_codes([r.scope.actor for r in rules], actor_codes),
+            skill_codes=skill_codes,
+            actor_codes=actor_codes,
             kinds=np.array([r.trigger.kind.value for r in rules], dtype=object),
             conditional=np.array([bool(r.qualifiers) for r in rules], dtype=bool),
         )
+
+
+def _codes(names: Sequence[str | None], codes: dict[str, int]) -> np.ndarray:
+    """Exact integer codes for scope names: 0 for None or "", then 1, 2, ... per distinct name."""
+    out = np.zeros(len(names), dtype=np.int64)
+    for i, name in enumerate(names):
+        if name:
+            out[i] = codes.setdefault(name, len(codes) + 1)
+    return out
 
 
 class Retriever:
@@ -149,7 +172,7 @@ class Retriever:
         with self._lock:
             snap = self._snapshots.get(namespace)
             if snap is None or snap.index.generation != generation:
-                snap = Snapshot.build(self.store.rule_index(namespace, [RuleStatus.ACTIVE]))
+                snap = Snapshot.build(self.store.rule_index(namespace, INJECTED))
                 self._snapshots[namespace] = snap
             return snap
 
@@ -163,8 +186,10 @@ class Retriever:
         view = snap.views.get(key)
         if view is None:
             if snap.index.rules:
-                mask = ((snap.skills == "") | (snap.skills == skill)) & (
-                    (snap.actors == "") | (snap.actors == actor)
+                skill_code = snap.skill_codes.get(skill, -1)  # -1: matches no rule's scope
+                actor_code = snap.actor_codes.get(actor, -1)
+                mask = ((snap.skills == 0) | (snap.skills == skill_code)) & (
+                    (snap.actors == 0) | (snap.actors == actor_code)
                 )
                 idx = np.flatnonzero(mask)
             else:

@@ -13,9 +13,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from dctx.errors import (
+    AuthError,
     ConfigError,
+    ConflictError,
     DctxError,
     EmbedderMismatchError,
+    InvalidIdentifierError,
     MissingDependencyError,
     NotFoundError,
     ProviderError,
@@ -26,8 +29,13 @@ from dctx.errors import (
 )
 
 
-class AuthError(UserError):
-    """The request lacks the API key the server was started with, or carries a wrong one."""
+class RequestTooLargeError(UserError):
+    """An HTTP request body above the server's limit (`Limits.request_bytes`)."""
+
+
+class ForbiddenHostError(UserError):
+    """A request whose Host or Origin names neither the bind address nor a local name, on a
+    server without an API key: what a DNS-rebinding web page would send."""
 
 
 class FieldProblem(BaseModel):
@@ -44,7 +52,9 @@ class ErrorDetail(BaseModel):
     status: int = Field(description="The HTTP status code this error maps to.")
     message: str = Field(description="One sentence naming the problem and its fix.")
     index: int | None = Field(default=None, description="Message index in a captured trace.")
-    field: str | None = Field(default=None, description="Field of that message.")
+    field: str | None = Field(
+        default=None, description="Field of that message, or the identifier that was invalid."
+    )
     problems: list[FieldProblem] | None = Field(
         default=None, description="Request validation errors."
     )
@@ -59,7 +69,11 @@ class ErrorBody(BaseModel):
 # Most specific first: the first class the error is an instance of wins.
 _MAP: list[tuple[type[DctxError], int, str]] = [
     (AuthError, 401, "unauthorized"),
+    (ForbiddenHostError, 403, "forbidden_host"),
     (NotFoundError, 404, "not_found"),
+    (ConflictError, 409, "conflict"),
+    (RequestTooLargeError, 413, "request_too_large"),
+    (InvalidIdentifierError, 422, "invalid_identifier"),
     (TraceFormatError, 422, "trace_format"),
     (MissingDependencyError, 501, "missing_dependency"),
     (ConfigError, 400, "bad_config"),
@@ -81,6 +95,8 @@ def detail_of(exc: DctxError) -> ErrorDetail:
     detail = ErrorDetail(code=code, status=status, message=str(exc))
     if isinstance(exc, TraceFormatError):
         detail.index = exc.index
+        detail.field = exc.field
+    elif isinstance(exc, InvalidIdentifierError):
         detail.field = exc.field
     return detail
 
@@ -106,7 +122,12 @@ def validation_detail(errors: list[dict[str, Any]]) -> ErrorDetail:
 
 def http_detail(status: int, message: str) -> ErrorDetail:
     """An error the HTTP framework raised itself (unparsable body, wrong method, no route)."""
-    codes = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}
+    codes = {
+        400: "bad_request",
+        404: "not_found",
+        405: "method_not_allowed",
+        413: "request_too_large",
+    }
     return ErrorDetail(code=codes.get(status, f"http_{status}"), status=status, message=message)
 
 
@@ -135,6 +156,8 @@ __all__ = [
     "ErrorBody",
     "ErrorDetail",
     "FieldProblem",
+    "ForbiddenHostError",
+    "RequestTooLargeError",
     "detail_of",
     "http_detail",
     "key_matches",

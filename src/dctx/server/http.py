@@ -2,15 +2,20 @@
 
 Every route under /v1/{namespace}/ is scoped to that tenant. Errors are `ErrorBody` JSON with
 the status `server.errors` assigns; a request that fails writes nothing. With an API key set,
-every route but /health needs the `X-API-Key` header.
+every route but /health needs the `X-API-Key` header, the schema and docs (/openapi.json,
+/docs, /redoc) included: they map the whole API, and a client can send the header. Without a
+key, Host and Origin must be local names or the bind address (`transport_guard.HostCheck`),
+which stops DNS rebinding. Bodies above `Limits.request_bytes` are refused with a 413.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Annotated, Any
 
-from dctx.errors import DctxError, MissingDependencyError
+from dctx.errors import DctxError, MissingDependencyError, TraceFormatError
+from dctx.server.docs import add_offline_docs
 from dctx.server.errors import (
     API_KEY_HEADER,
     INTERNAL,
@@ -41,6 +46,7 @@ from dctx.server.schemas import (
     StartRunRequest,
 )
 from dctx.server.service import DctxService
+from dctx.validation import DEFAULT_LIMITS
 
 log = logging.getLogger("dctx.server")
 
@@ -50,6 +56,8 @@ try:
     from fastapi.responses import JSONResponse, Response
     from fastapi.security import APIKeyHeader
     from starlette.exceptions import HTTPException as StarletteHTTPException
+
+    from dctx.server.transport_guard import BodyLimit, HostCheck
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("The dctx HTTP API (dctx serve)", "server", "fastapi") from exc
 
@@ -64,6 +72,7 @@ KeyHeader = Annotated[str | None, Depends(APIKeyHeader(name=API_KEY_HEADER, auto
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Bad request"},
     404: {"model": ErrorBody, "description": "No such rule or run in this namespace"},
+    409: {"model": ErrorBody, "description": "A conversation id captured before, other content"},
     422: {"model": ErrorBody, "description": "Malformed request or trace"},
     503: {"model": ErrorBody, "description": "The store failed"},
 }
@@ -75,13 +84,30 @@ def _error_response(detail: ErrorDetail) -> JSONResponse:
     )
 
 
-def create_app(service: DctxService, *, api_key: str | None = None) -> FastAPI:
-    """The FastAPI app over `service`; `api_key` turns on X-API-Key auth (constant-time)."""
+def create_app(
+    service: DctxService,
+    *,
+    api_key: str | None = None,
+    bind_host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] = (),
+    max_body_bytes: int = DEFAULT_LIMITS.request_bytes,
+) -> FastAPI:
+    """The FastAPI app over `service`; `api_key` turns on X-API-Key auth (constant-time).
+
+    Without a key, only requests whose Host / Origin is local, `bind_host` or one of
+    `allowed_hosts` are served."""
+    open_docs = not api_key  # with a key, _docs_routes serves them behind it
     app = FastAPI(
         title="dctx",
         summary="Decision Context: behavioral memory for tool-using LLM agents.",
         version=service.health().version,
+        docs_url=None,  # FastAPI's pages load their scripts from a CDN; see server.docs
+        redoc_url=None,
+        openapi_url="/openapi.json" if open_docs else None,
     )
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    if not api_key:
+        app.add_middleware(HostCheck, bind_host=bind_host, allowed=allowed_hosts)
     errors = dict(_ERRORS)
     dependencies: list[Any] = []
     if api_key:
@@ -92,6 +118,9 @@ def create_app(service: DctxService, *, api_key: str | None = None) -> FastAPI:
 
         dependencies.append(Depends(require_key))
         errors[401] = {"model": ErrorBody, "description": "Missing or wrong API key"}
+        _docs_routes(app, Depends(require_key))
+    else:
+        add_offline_docs(app)
 
     @app.exception_handler(DctxError)
     async def dctx_error(_: Request, exc: DctxError) -> JSONResponse:
@@ -104,6 +133,17 @@ def create_app(service: DctxService, *, api_key: str | None = None) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         return _error_response(http_detail(exc.status_code, str(exc.detail)))
+
+    @app.exception_handler(RecursionError)
+    async def too_deep(_: Request, exc: RecursionError) -> JSONResponse:
+        return _error_response(
+            detail_of(
+                TraceFormatError(
+                    f"the request is nested too deeply to process; the limit is "
+                    f"{DEFAULT_LIMITS.nesting_depth} levels"
+                )
+            )
+        )
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -121,6 +161,16 @@ def create_app(service: DctxService, *, api_key: str | None = None) -> FastAPI:
     _rule_routes(v1, service)
     app.include_router(v1)
     return app
+
+
+def _docs_routes(app: FastAPI, key: Any) -> None:
+    """/openapi.json behind the API key (FastAPI serves it openly); /docs and /redoc too."""
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=[key])
+    def openapi() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    add_offline_docs(app, dependencies=[key])
 
 
 def _capture_routes(v1: APIRouter, svc: DctxService) -> None:
@@ -210,14 +260,27 @@ def _status_route(v1: APIRouter, svc: DctxService, action: str) -> None:
 
 
 def serve(
-    service: DctxService, *, host: str = "127.0.0.1", port: int = 8765, api_key: str | None = None
+    service: DctxService,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    api_key: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+    max_body_bytes: int = DEFAULT_LIMITS.request_bytes,
 ) -> None:
     """Run the API with uvicorn until interrupted."""
     try:
         import uvicorn
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise MissingDependencyError("dctx serve", "server", "uvicorn") from exc
-    uvicorn.run(create_app(service, api_key=api_key), host=host, port=port, log_level="info")
+    app = create_app(
+        service,
+        api_key=api_key,
+        bind_host=host,
+        allowed_hosts=allowed_hosts,
+        max_body_bytes=max_body_bytes,
+    )
+    uvicorn.run(app, host=host, port=port, log_level="info")
 
 
 __all__ = ["create_app", "serve"]

@@ -12,9 +12,10 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
-from dctx.errors import DctxError, MissingDependencyError
+from dctx import __version__
+from dctx.errors import ConfigError, DctxError, MissingDependencyError
 from dctx.models import RuleStatus
 from dctx.server.errors import (
     API_KEY_HEADER,
@@ -43,8 +44,9 @@ from dctx.server.schemas import (
 from dctx.server.service import DctxService
 
 try:
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("The dctx MCP server (dctx mcp)", "mcp", "mcp") from exc
 
@@ -59,6 +61,35 @@ INSTRUCTIONS = (
 NamespaceArg = Annotated[
     Namespace | None, Field(description="Tenant; default: the server's --namespace.")
 ]
+ActorArg = Annotated[
+    Name | None,
+    Field(description="Who the agent acts for (whose rules apply); default: --actor."),
+]
+SkillArg = Annotated[
+    Name | None, Field(description="The agent's skill or role; default: the server's --skill.")
+]
+RuleIdArg = Annotated[Name, Field(description="A rule id, as list_rules or search_rules return.")]
+StatusArg = Annotated[
+    list[RuleStatus] | None, Field(description="Only rules with these statuses; default: all.")
+]
+AuthorArg = Annotated[Name | None, Field(description="Only rules this actor taught.")]
+SkillFilterArg = Annotated[Name | None, Field(description="Only rules for this skill.")]
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+REVERSIBLE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+DESTRUCTIVE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+)
+
+
+class Deleted(BaseModel):
+    """What delete_rule removed."""
+
+    rule_id: str
+    deleted: bool
 
 
 def _call(fn: Callable[[], T]) -> T:
@@ -75,97 +106,198 @@ def _error_text(detail: ErrorDetail) -> str:
     return json.dumps(ErrorBody(error=detail).model_dump(exclude_none=True))
 
 
-def create_mcp(service: DctxService, *, namespace: str = "default") -> MCPServer[Any]:
-    """An MCPServer whose tools call `service`; `namespace` is the default tenant."""
-    server: MCPServer[Any] = MCPServer("dctx", instructions=INSTRUCTIONS)
+class _DctxMCP(MCPServer[Any]):
+    """MCPServer whose tool errors are the API's JSON error body and nothing else.
+
+    The SDK checks arguments against the tool schema before the tool runs and reports a
+    mismatch as pydantic's text behind "Error executing tool ..."; here it becomes the same
+    `validation_error` body the HTTP API sends, and a dctx error keeps its JSON unprefixed.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # a crash: the SDK logs it and sends no internals
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                errors = list(cause.errors())
+                raise ToolError(_error_text(validation_detail(errors))) from cause  # type: ignore[arg-type]
+            if isinstance(cause, ToolError):  # raised by `_call`: already the JSON body
+                raise ToolError(str(cause)) from cause
+            raise ToolError(
+                _error_text(ErrorDetail(code="bad_request", status=400, message=str(exc)))
+            ) from exc
+
+
+def _defaulted(given: str | None, default: str | None, name: str) -> str:
+    """A tool's actor/skill, else the server's default; neither is a bad_config tool error."""
+    value = given or default
+    if not value:
+        problem = ConfigError(
+            f"{name} is required: pass {name}, or start the server with dctx mcp --{name} NAME"
+        )
+        raise ToolError(_error_text(detail_of(problem)))
+    return value
+
+
+def create_mcp(
+    service: DctxService,
+    *,
+    namespace: str = "default",
+    actor: str | None = None,
+    skill: str | None = None,
+) -> MCPServer[Any]:
+    """An MCPServer whose tools call `service`. `namespace`, `actor` and `skill` are what a
+    tool call that names none uses (so an agent serving one user can leave them out)."""
+    server: MCPServer[Any] = _DctxMCP(
+        "dctx", title="dctx behavioral memory", instructions=INSTRUCTIONS, version=__version__
+    )
+    default_actor, default_skill = actor, skill
 
     def ns(given: str | None) -> str:
         return given or namespace
 
-    @server.tool()
+    def who(actor: str | None, skill: str | None) -> tuple[str, str]:
+        return (
+            _defaulted(actor, default_actor, "actor"),
+            _defaulted(skill, default_skill, "skill"),
+        )
+
+    @server.tool(title="Get guidance", annotations=READ_ONLY)
     def get_guidance(
-        actor: Name,
-        skill: Name,
-        query: Text,
+        query: Annotated[Text, Field(description="The user's request, as they wrote it.")],
         steps: Annotated[
             list[ToolStep],
             Field(description="Tool calls made so far, each with its result, in order."),
         ] = [],  # noqa: B006 - never mutated; the schema shows the default
-        tools: list[Name] | None = None,
+        tools: Annotated[
+            list[Name] | None, Field(description="Tools the agent can call (scopes rules).")
+        ] = None,
+        actor: ActorArg = None,
+        skill: SkillArg = None,
         namespace: NamespaceArg = None,
     ) -> GuidanceResponse:
         """Rules that apply now: stage 1 (before the run) and what the latest tool result
-        triggers. Follow every RULE in `latest`; `messages` is the stage-1 pair to prepend."""
+        triggers. Follow every RULE in `latest`; `messages` is the stage-1 pair to prepend.
+        Reads only: nothing is stored."""
+        a, k = who(actor, skill)
         return _call(
             lambda: service.guidance(
                 ns(namespace),
-                GuidanceRequest(actor=actor, skill=skill, query=query, tools=tools, steps=steps),
+                GuidanceRequest(actor=a, skill=k, query=query, tools=tools, steps=steps),
             )
         )
 
-    @server.tool()
+    @server.tool(title="Record a correction", annotations=WRITES)
     def record_correction(
-        actor: Name,
-        skill: Name,
-        query: Text,
-        answer: Text,
-        correction: Text,
+        query: Annotated[Text, Field(description="The user's request.")],
+        answer: Annotated[Text, Field(description="Your answer that the user corrected.")],
+        correction: Annotated[Text, Field(description="What the user said to correct it.")],
+        actor: ActorArg = None,
+        skill: SkillArg = None,
         namespace: NamespaceArg = None,
     ) -> CaptureResponse:
         """Keep a correction the user just gave: their query, your answer, and what they said
         to correct it. Returns the rules learned."""
+        a, k = who(actor, skill)
         return _call(
             lambda: service.record_correction(
                 ns(namespace),
                 CorrectionRequest(
-                    actor=actor, skill=skill, query=query, answer=answer, correction=correction
+                    actor=a, skill=k, query=query, answer=answer, correction=correction
                 ),
             )
         )
 
-    @server.tool()
+    @server.tool(title="Capture a session", annotations=WRITES)
     def capture_session(
-        actor: Name,
-        skill: Name,
         messages: Annotated[
             list[Any], Field(description="OpenAI chat or Anthropic messages list.")
         ],
-        conversation_id: Name | None = None,
+        conversation_id: Annotated[
+            Name | None, Field(description="Your id for the conversation.")
+        ] = None,
+        actor: ActorArg = None,
+        skill: SkillArg = None,
         namespace: NamespaceArg = None,
     ) -> CaptureResponse:
         """Learn from a whole conversation. A malformed message writes nothing and the error
         names its index and field."""
+        a, k = who(actor, skill)
         return _call(
             lambda: service.capture(
                 ns(namespace),
                 CaptureRequest(
-                    actor=actor, skill=skill, messages=messages, conversation_id=conversation_id
+                    actor=a, skill=k, messages=messages, conversation_id=conversation_id
                 ),
             )
         )
 
-    @server.tool()
+    @server.tool(title="List rules", annotations=READ_ONLY)
     def list_rules(
-        actor: Name | None = None,
-        skill: Name | None = None,
-        status: list[RuleStatus] | None = None,
+        actor: AuthorArg = None,
+        skill: SkillFilterArg = None,
+        status: StatusArg = None,
         namespace: NamespaceArg = None,
     ) -> list[RuleOut]:
-        """Rules in the namespace, filtered by author actor, skill and status."""
+        """Rules in the namespace, oldest first, filtered by author actor, skill and status."""
         return _call(
             lambda: service.list_rules(
                 ns(namespace), RuleFilter(actor=actor, skill=skill, status=status)
             )
         )
 
-    @server.tool()
-    def explain_rule(rule_id: Name, namespace: NamespaceArg = None) -> Explanation:
+    @server.tool(title="Search rules", annotations=READ_ONLY)
+    def search_rules(
+        query: Annotated[Text, Field(description="Words to find in rule text and triggers.")],
+        limit: Annotated[int, Field(ge=1, le=100, description="At most this many.")] = 10,
+        actor: AuthorArg = None,
+        skill: SkillFilterArg = None,
+        status: StatusArg = None,
+        namespace: NamespaceArg = None,
+    ) -> list[RuleOut]:
+        """Rules whose text or trigger matches `query` (full text), best match first."""
+        return _call(
+            lambda: service.search_rules(
+                ns(namespace),
+                query,
+                RuleFilter(actor=actor, skill=skill, status=status),
+                limit=limit,
+            )
+        )
+
+    @server.tool(title="Explain a rule", annotations=READ_ONLY)
+    def explain_rule(rule_id: RuleIdArg, namespace: NamespaceArg = None) -> Explanation:
         """Where a rule came from: who said what, when, in which session and message."""
         return _call(lambda: service.explain(ns(namespace), rule_id))
 
-    @server.tool()
-    def forget_actor(actor: Name, namespace: NamespaceArg = None) -> Forgotten:
-        """Delete everything learned from an actor in the namespace (right to be forgotten)."""
+    @server.tool(title="Disable a rule", annotations=REVERSIBLE)
+    def disable_rule(rule_id: RuleIdArg, namespace: NamespaceArg = None) -> RuleOut:
+        """Stop delivering a rule; it is kept with its history (approve_rule turns it on)."""
+        return _call(lambda: service.set_status(ns(namespace), rule_id, "disable"))
+
+    @server.tool(title="Approve a rule", annotations=REVERSIBLE)
+    def approve_rule(rule_id: RuleIdArg, namespace: NamespaceArg = None) -> RuleOut:
+        """Make a rule active: one waiting for review, a candidate, or a disabled one."""
+        return _call(lambda: service.set_status(ns(namespace), rule_id, "approve"))
+
+    @server.tool(title="Delete a rule", annotations=DESTRUCTIVE)
+    def delete_rule(rule_id: RuleIdArg, namespace: NamespaceArg = None) -> Deleted:
+        """Delete a rule, its vectors and edges for good (disable_rule keeps it)."""
+        _call(lambda: service.delete_rule(ns(namespace), rule_id))
+        return Deleted(rule_id=rule_id, deleted=True)
+
+    @server.tool(title="Forget an actor", annotations=DESTRUCTIVE)
+    def forget_actor(
+        actor: Annotated[Name, Field(description="The actor whose data is deleted.")],
+        namespace: NamespaceArg = None,
+    ) -> Forgotten:
+        """Delete everything learned from an actor in the namespace (right to be forgotten).
+        Cannot be undone."""
         return _call(lambda: service.forget_actor(ns(namespace), actor))
 
     return server
@@ -205,9 +337,11 @@ def run_mcp(
     port: int = 8766,
     api_key: str | None = None,
     namespace: str = "default",
+    actor: str | None = None,
+    skill: str | None = None,
 ) -> None:
     """Serve until the client disconnects (stdio) or the process is interrupted (http)."""
-    server = create_mcp(service, namespace=namespace)
+    server = create_mcp(service, namespace=namespace, actor=actor, skill=skill)
     if transport == "stdio":
         server.run("stdio")
         return
@@ -219,4 +353,4 @@ def run_mcp(
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
-__all__ = ["INSTRUCTIONS", "create_mcp", "run_mcp"]
+__all__ = ["INSTRUCTIONS", "Deleted", "create_mcp", "run_mcp"]

@@ -14,8 +14,9 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from dctx.errors import NotFoundError
 from dctx.inject.run import Run
@@ -26,6 +27,7 @@ class _Entry:
     namespace: str
     run: Run
     touched: float
+    lock: threading.Lock = field(default_factory=threading.Lock)  # one step at a time
 
 
 class RunRegistry:
@@ -55,6 +57,17 @@ class RunRegistry:
 
     def get(self, namespace: str, run_id: str) -> Run:
         """The run, if it exists in this namespace and has not expired; refreshes its TTL."""
+        return self._entry(namespace, run_id).run
+
+    @contextmanager
+    def using(self, namespace: str, run_id: str) -> Iterator[Run]:
+        """The run, held by this caller alone: two steps of one run never interleave (a run
+        changes with each step), while other runs and requests go on in parallel."""
+        entry = self._entry(namespace, run_id)
+        with entry.lock:
+            yield entry.run
+
+    def _entry(self, namespace: str, run_id: str) -> _Entry:
         with self._lock:
             self._expire()
             entry = self._runs.get(run_id)
@@ -65,7 +78,7 @@ class RunRegistry:
                 )
             entry.touched = self._clock()
             self._runs.move_to_end(run_id)
-            return entry.run
+            return entry
 
     def end(self, namespace: str, run_id: str) -> None:
         self.get(namespace, run_id)

@@ -6,16 +6,31 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
+from dctx.errors import InvalidIdentifierError
 from dctx.models import RuleStatus
+from dctx.validation import DEFAULT_LIMITS, identifier
+
+
+def _identifier(value: str) -> str:
+    """The one identifier check (dctx.validation), as a pydantic validator."""
+    try:
+        return identifier(value, "value")
+    except InvalidIdentifierError as exc:
+        raise ValueError(f"not a valid identifier: {exc.reason}") from None
+
 
 NAMESPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 Name = Annotated[
     str,
-    StringConstraints(min_length=1, max_length=200, pattern=r"\S"),
-    Field(description="A non-blank name (actor, skill, tool)."),
+    StringConstraints(min_length=1, max_length=DEFAULT_LIMITS.identifier_chars, pattern=r"\S"),
+    AfterValidator(_identifier),
+    Field(
+        description="A name (actor, skill, tool, id): printable characters, no space at either "
+        f"end, at most {DEFAULT_LIMITS.identifier_chars}; compared after NFC normalization."
+    ),
 ]
 Namespace = Annotated[
     str,
@@ -92,6 +107,9 @@ class RuleOut(BaseModel):
     updated_at: str
     superseded_by: str | None
     history: list[dict[str, Any]]
+    # values / tools the lesson took from tool output (a candidate until it recurs or is
+    # approved; its guards never rewrite a call to them)
+    from_tool_output: list[str] = []
 
 
 class EvidenceOut(BaseModel):
@@ -162,6 +180,9 @@ class CaptureResponse(BaseModel):
     tool_signals: int
     added: list[RuleOut]
     changed: list[RuleOut]
+    unchanged: list[str] = Field(
+        default=[], description="Conversations captured before with the same content: skipped."
+    )
 
 
 # --------------------------------------------------------------------------- guidance and runs

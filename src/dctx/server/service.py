@@ -2,13 +2,14 @@
 responses out, every operation scoped to a namespace (tenant). Interfaces only translate
 transport to these calls, so there is one place where behavior lives.
 
-One lock serializes calls into the `Memory`: retrieval caches and the embedder are not meant to
-be shared across threads, and the store's transactions already serialize writes.
+No lock is shared by every call: the store serializes writes itself (SQLite one writer at a
+time, only while a capture writes; PostgreSQL per namespace), readers never wait for a writer,
+and the retrieval cache and embedders are thread-safe. Only a server-side run, whose state
+changes with each step, is used by one request at a time (the registry's per-run lock).
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from dctx import __version__
@@ -37,6 +38,7 @@ from dctx.server.schemas import (
     UnitOut,
 )
 from dctx.store.registry import open_store, scheme_of
+from dctx.validation import identifier
 
 
 class DctxService:
@@ -45,7 +47,6 @@ class DctxService:
     def __init__(self, memory: Memory, *, runs: RunRegistry | None = None) -> None:
         self.memory = memory
         self.runs = runs or RunRegistry()
-        self._lock = threading.RLock()
 
     @classmethod
     def open(cls, db: str, *, embedder: str | None = None, **run_bounds: Any) -> DctxService:
@@ -59,8 +60,7 @@ class DctxService:
         return cls(memory, runs=RunRegistry(**run_bounds))
 
     def close(self) -> None:
-        with self._lock:
-            self.memory.close()
+        self.memory.close()
 
     # ------------------------------------------------------------------ health
     def health(self) -> Health:
@@ -75,15 +75,14 @@ class DctxService:
     # ------------------------------------------------------------------ capture
     def capture(self, namespace: str, req: CaptureRequest) -> CaptureResponse:
         """Learn from one conversation; all or nothing (a malformed message writes nothing)."""
-        with self._lock:
-            report = self.memory.capture(
-                req.messages,
-                actor=req.actor,
-                skill=req.skill,
-                conversation_id=req.conversation_id,
-                timestamp=req.timestamp,
-                namespace=namespace,
-            )
+        report = self.memory.capture(
+            req.messages,
+            actor=req.actor,
+            skill=req.skill,
+            conversation_id=req.conversation_id,
+            timestamp=req.timestamp,
+            namespace=namespace,
+        )
         return CaptureResponse(
             sessions=report.sessions,
             messages=report.messages,
@@ -92,6 +91,7 @@ class DctxService:
             tool_signals=report.tool_signals,
             added=[_rule(r) for r in report.added],
             changed=[_rule(r) for r in report.changed],
+            unchanged=report.unchanged,
         )
 
     def record_correction(self, namespace: str, req: CorrectionRequest) -> CaptureResponse:
@@ -114,41 +114,32 @@ class DctxService:
     # ------------------------------------------------------------------ guidance
     def guidance(self, namespace: str, req: GuidanceRequest) -> GuidanceResponse:
         """Stateless: replay the run so far and say what applies now. Nothing is written."""
-        with self._lock:
-            run = self._start(
-                namespace, req.actor, req.skill, req.query, req.tools, req.token_budget
+        run = self._start(namespace, req.actor, req.skill, req.query, req.tools, req.token_budget)
+        steps: list[StepGuidance] = []
+        for step in req.steps:
+            units = run.observe({"name": step.tool, "arguments": step.arguments}, step.result)
+            steps.append(
+                StepGuidance(decision_point=run.decision_point, tool=step.tool, units=_units(units))
             )
-            steps: list[StepGuidance] = []
-            for step in req.steps:
-                units = run.observe({"name": step.tool, "arguments": step.arguments}, step.result)
-                steps.append(
-                    StepGuidance(
-                        decision_point=run.decision_point, tool=step.tool, units=_units(units)
-                    )
-                )
-            stage1 = _units(run.units)
-            return GuidanceResponse(
-                messages=run.messages,
-                units=stage1,
-                steps=steps,
-                latest=steps[-1].units if steps else stage1,
-                system=run.system,
-            )
+        stage1 = _units(run.units)
+        return GuidanceResponse(
+            messages=run.messages,
+            units=stage1,
+            steps=steps,
+            latest=steps[-1].units if steps else stage1,
+            system=run.system,
+        )
 
     def start_run(self, namespace: str, req: StartRunRequest) -> RunStarted:
-        with self._lock:
-            run = self._start(
-                namespace, req.actor, req.skill, req.query, req.tools, req.token_budget
-            )
-            messages, units = run.messages, _units(run.units)
+        run = self._start(namespace, req.actor, req.skill, req.query, req.tools, req.token_budget)
+        messages, units = run.messages, _units(run.units)
         run_id = self.runs.add(namespace, run)
         return RunStarted(
             run_id=run_id, expires_in_s=int(self.runs.ttl_s), messages=messages, units=units
         )
 
     def observe(self, namespace: str, run_id: str, req: ObserveRequest) -> Observed:
-        run = self.runs.get(namespace, run_id)
-        with self._lock:
+        with self.runs.using(namespace, identifier(run_id, "run_id")) as run:
             units = run.observe({"name": req.tool, "arguments": req.arguments}, req.result)
             return Observed(
                 run_id=run_id,
@@ -158,7 +149,7 @@ class DctxService:
             )
 
     def end_run(self, namespace: str, run_id: str) -> None:
-        self.runs.end(namespace, run_id)
+        self.runs.end(namespace, identifier(run_id, "run_id"))
 
     def _start(
         self,
@@ -180,41 +171,48 @@ class DctxService:
 
     # ------------------------------------------------------------------ rules
     def list_rules(self, namespace: str, flt: RuleFilter) -> list[RuleOut]:
-        with self._lock:
-            rules = self.memory.rules(
-                actor=flt.actor, skill=flt.skill, status=flt.status, namespace=namespace
-            )
+        rules = self.memory.rules(
+            actor=flt.actor, skill=flt.skill, status=flt.status, namespace=namespace
+        )
         return [_rule(r) for r in rules]
 
+    def search_rules(
+        self, namespace: str, query: str, flt: RuleFilter, *, limit: int = 10
+    ) -> list[RuleOut]:
+        """Rules matching `query` (full text), best first, filtered like `list_rules`."""
+        hits = self.memory.search(
+            query,
+            limit=limit,
+            namespace=namespace,
+            actor=flt.actor,
+            skill=flt.skill,
+            status=flt.status,
+        )
+        return [_rule(rule) for rule, _ in hits]
+
     def get_rule(self, namespace: str, rule_id: str) -> RuleOut:
-        with self._lock:
-            return _rule(self._owned(namespace, rule_id))
+        return _rule(self._owned(namespace, rule_id))
 
     def edit_rule(self, namespace: str, rule_id: str, req: EditRequest) -> RuleOut:
-        with self._lock:
-            self._owned(namespace, rule_id)
-            return _rule(self.memory.edit(rule_id, req.text))
+        self._owned(namespace, rule_id)
+        return _rule(self.memory.edit(rule_id, req.text))
 
     def set_status(self, namespace: str, rule_id: str, action: str) -> RuleOut:
         """disable, enable or approve a rule."""
         status, note = _ACTIONS[action]
-        with self._lock:
-            self._owned(namespace, rule_id)
-            return _rule(self.memory.set_status(rule_id, status, note))
+        self._owned(namespace, rule_id)
+        return _rule(self.memory.set_status(rule_id, status, note))
 
     def delete_rule(self, namespace: str, rule_id: str) -> None:
-        with self._lock:
-            self._owned(namespace, rule_id)
-            self.memory.delete(rule_id)
+        self._owned(namespace, rule_id)
+        self.memory.delete(rule_id)
 
     def explain(self, namespace: str, rule_id: str) -> Explanation:
-        with self._lock:
-            self._owned(namespace, rule_id)
-            return Explanation.model_validate(self.memory.explain(rule_id))
+        self._owned(namespace, rule_id)
+        return Explanation.model_validate(self.memory.explain(rule_id))
 
     def forget_actor(self, namespace: str, actor: str) -> Forgotten:
-        with self._lock:
-            deleted = self.memory.forget_actor(actor, namespace=namespace)
+        deleted = self.memory.forget_actor(actor, namespace=namespace)
         return Forgotten(actor=actor, namespace=namespace, deleted=deleted)
 
     def _owned(self, namespace: str, rule_id: str) -> Rule:

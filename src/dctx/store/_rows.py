@@ -19,12 +19,15 @@ import numpy as np
 
 from dctx.errors import StoreError
 from dctx.models import (
+    Message,
     NumericCondition,
     Rule,
     RuleSource,
     RuleStatus,
     RuleType,
     Scope,
+    Session,
+    ToolCall,
     Trigger,
     TriggerKind,
 )
@@ -160,6 +163,27 @@ def _build(row: Sequence[Any], rest: dict[str, Any]) -> Rule:
     )
 
 
+def session_from_row(row: Sequence[Any]) -> Session:
+    """A Session from (namespace, conversation_id, actor, skill, timestamp, source, messages)."""
+    namespace, conversation_id, actor, skill, timestamp, source, messages = row
+    parsed = [
+        Message(**{**m, "tool_calls": [ToolCall(**c) for c in m.get("tool_calls", [])]})
+        for m in json.loads(messages)
+    ]
+    return Session(
+        conversation_id=conversation_id,
+        messages=parsed,
+        actor=actor,
+        skill=skill,
+        namespace=namespace,
+        timestamp=timestamp,
+        source=source,
+    )
+
+
+SESSION_SELECT = "namespace, conversation_id, actor, skill, timestamp, source, messages"
+
+
 def generation_key(namespace: str) -> str:
     """The meta key of a namespace's generation. A digest, not the name: the key outlives
     drop_namespace (so a value is never reused), and a dropped tenant's name must not."""
@@ -199,6 +223,13 @@ def _mentions(value: Any, needle: str) -> bool:
     return False
 
 
+def orphaned(rule: Rule, dead_evidence: Iterable[str]) -> bool:
+    """The rule rests on evidence and every piece of it is being deleted: nothing is left to
+    support it (a person's rule without evidence, e.g. a manual one, is never orphaned)."""
+    dead = set(dead_evidence)
+    return bool(rule.evidence_ids) and all(e in dead for e in rule.evidence_ids)
+
+
 def scrub_actor(
     rule: Rule,
     actor: str,
@@ -210,8 +241,10 @@ def scrub_actor(
     """Remove what a forgotten actor left in a rule they did not author, in place.
 
     Drops them from `supporters` (one support less per entry, never below 1: the rule's own
-    origin still stands), drops history entries that mention them, and clears references to
-    their deleted evidence, nodes and sessions. Returns whether anything changed.
+    origin still stands), drops history entries that mention them or their conversations, and
+    clears references to their deleted evidence, nodes and sessions; a rule no one authored (a
+    tool lesson) loses one support per deleted piece of evidence. Returns whether anything
+    changed.
     """
     dead_evidence, dead_nodes = set(evidence_ids), set(node_ids)
     dead_conversations = set(conversation_ids)
@@ -221,12 +254,18 @@ def scrub_actor(
         rule.supporters = [s for s in rule.supporters if s != actor]
         rule.support = max(1, rule.support - removed)
         changed = True
-    history = [h for h in rule.history if not _mentions(h, actor)]
+    history = [
+        h
+        for h in rule.history
+        if not _mentions(h, actor) and h.get("conversation") not in dead_conversations
+    ]
     if len(history) != len(rule.history):
         rule.history = history
         changed = True
     kept = [e for e in rule.evidence_ids if e not in dead_evidence]
     if len(kept) != len(rule.evidence_ids):
+        if rule.actor is None:  # no one said it: its support counts the sightings
+            rule.support = max(1, rule.support - (len(rule.evidence_ids) - len(kept)))
         rule.evidence_ids = kept
         changed = True
     if rule.conversation_id is not None and rule.conversation_id in dead_conversations:
@@ -240,12 +279,15 @@ def scrub_actor(
 
 __all__ = [
     "RULE_COLUMNS",
+    "SESSION_SELECT",
     "blobs_to_matrix",
     "gc_paused",
     "generation_key",
+    "orphaned",
     "rule_from_row",
     "rule_to_row",
     "rules_from_rows",
     "scrub_actor",
+    "session_from_row",
     "vector_to_blob",
 ]

@@ -37,6 +37,23 @@ class CaptureBatch:
 
 
 @dataclass(slots=True)
+class TranscriptFile:
+    """How far one transcript file on disk has been captured, so a re-run learns only what
+    is new: the file as last seen (size, mtime, content hash) and, per session in it, how many
+    messages were captured and a digest of them (a session that grew continues from there)."""
+
+    namespace: str
+    client: str  # the reader ("claude-code", "codex", "aider")
+    path: str  # absolute path of the file
+    actor: str  # whose transcript it is (forget_actor removes the record)
+    size: int
+    mtime_ns: int
+    sha256: str
+    sessions: dict[str, tuple[int, str]] = field(default_factory=dict)  # conv -> (n, digest)
+    captured_at: str = ""
+
+
+@dataclass(slots=True)
 class RuleIndex:
     """A read-optimized snapshot of the rules visible in one namespace, for retrieval.
 
@@ -117,6 +134,11 @@ class Store(Protocol):
 
     def get_evidence(self, ids: Sequence[str]) -> list[Evidence]: ...
 
+    def get_sessions(self, namespace: str, conversation_ids: Sequence[str]) -> list[Session]:
+        """The stored sessions of a namespace with these conversation ids (absent ones are
+        left out); capture compares them to tell a re-capture from a new conversation."""
+        ...
+
     def get_nodes(self, ids: Sequence[str]) -> list[DecisionNode]: ...
 
     def edges(self, *, src: str | None = None, dst: str | None = None) -> list[Edge]: ...
@@ -142,6 +164,18 @@ class Store(Protocol):
 
     def count_rows(self) -> dict[str, int]:
         """Rows per table; used by deletion tests and `dctx copy` checks."""
+        ...
+
+    # --- transcript files (incremental capture) ---------------------------
+    def transcript_files(
+        self, namespace: str, client: str, *, path: str | None = None
+    ) -> dict[str, TranscriptFile]:
+        """What was captured from each transcript file of a client (or the one at `path`),
+        by path."""
+        ...
+
+    def put_transcript_file(self, record: TranscriptFile) -> None:
+        """Insert or replace the record of one file (joins an open transaction)."""
         ...
 
     # --- caches (LLM results by input hash) -------------------------------

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from dctx.errors import ConfigError, StoreError
 from dctx.store._rows import RULE_COLUMNS
+from dctx.store._transcripts import TRANSCRIPT_COLUMNS
 from dctx.store.base import Store
 from dctx.store.sqlite_ops import EVIDENCE_FIELDS, NODE_FIELDS
 
@@ -33,6 +34,7 @@ COPY_COLUMNS: dict[str, tuple[str, ...]] = {
     "vectors": ("owner", "kind", "dim", "vector"),  # vector: a float32 numpy array
     "meta": ("key", "value"),
     "cache": ("key", "value", "namespace", "actor", "created"),
+    "transcript_files": TRANSCRIPT_COLUMNS,
 }  # fmt: skip
 # Meta keys that belong to one store and are not copied.
 LOCAL_META_PREFIXES = ("generation",)

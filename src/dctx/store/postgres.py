@@ -41,19 +41,23 @@ from dctx.models import (
     EvidenceKind,
     Rule,
     RuleStatus,
+    Session,
     utcnow,
 )
+from dctx.store import _transcripts as transcripts
 from dctx.store import postgres_ops as ops
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
     RULE_COLUMNS,
+    SESSION_SELECT,
     blobs_to_matrix,
     gc_paused,
     rule_to_row,
     rules_from_rows,
+    session_from_row,
     vector_to_blob,
 )
-from dctx.store.base import CaptureBatch, RuleIndex, Vector
+from dctx.store.base import CaptureBatch, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.postgres_migrations import POSTGRES_MIGRATIONS
@@ -383,6 +387,8 @@ class PostgresStore:
             return ops.meta(conn, "embedder_id")
 
     def set_embedder_id(self, embedder_id: str, *, force: bool = False) -> None:
+        if self._tx_conn() is None and self.embedder_id() == embedder_id:
+            return  # already recorded: opening a memory to read takes no write lock
         with self._writing() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s, 1)", (ops.LOCK_MIGRATE,))
             stored = ops.meta(conn, "embedder_id")
@@ -497,6 +503,17 @@ class PostgresStore:
             for r in rows
         ]
 
+    def get_sessions(self, namespace: str, conversation_ids: Sequence[str]) -> list[Session]:
+        if not conversation_ids:
+            return []
+        with self._reading(snapshot=False) as conn:
+            rows = conn.execute(
+                f"SELECT {SESSION_SELECT} FROM sessions WHERE namespace = %s "
+                "AND conversation_id = ANY(%s) ORDER BY conversation_id",
+                (namespace, list(conversation_ids)),
+            ).fetchall()
+        return [session_from_row(r) for r in rows]
+
     def get_nodes(self, ids: Sequence[str]) -> list[DecisionNode]:
         with self._reading(snapshot=False) as conn:
             return [DecisionNode(*r) for r in ops.by_id(conn, "nodes", ops.NODE_FIELDS, ids)]
@@ -581,6 +598,21 @@ class PostgresStore:
                 t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0])  # type: ignore[index]
                 for t in ops.TABLES
             }
+
+    # --- transcript files --------------------------------------------------------------------
+
+    def transcript_files(
+        self, namespace: str, client: str, *, path: str | None = None
+    ) -> dict[str, TranscriptFile]:
+        sql, params = transcripts.select("%s", namespace, client, path)
+        with self._reading(snapshot=False) as conn:
+            rows = conn.execute(sql, params).fetchall()
+        records = [transcripts.transcript_from_row(r) for r in rows]
+        return {r.path: r for r in records}
+
+    def put_transcript_file(self, record: TranscriptFile) -> None:
+        with self._writing() as conn:
+            conn.execute(transcripts.upsert_sql("%s"), transcripts.transcript_row(record))
 
     # --- caches ------------------------------------------------------------------------------
 

@@ -162,4 +162,27 @@ def m002_full_text(conn: Any) -> None:
     )
 
 
+@POSTGRES_MIGRATIONS.step
+def m003_transcript_files(conn: Any) -> None:
+    """Per-file state of `dctx capture --from CLIENT`, so a re-run captures only what is new."""
+    _run(
+        conn,
+        """
+        CREATE TABLE transcript_files (
+            namespace TEXT NOT NULL,
+            client TEXT NOT NULL,
+            path TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            size BIGINT NOT NULL,
+            mtime_ns BIGINT NOT NULL,
+            sha256 TEXT NOT NULL,
+            sessions TEXT NOT NULL,
+            captured_at TEXT NOT NULL,
+            PRIMARY KEY (namespace, client, path)
+        );
+        CREATE INDEX transcript_files_actor ON transcript_files (namespace, actor)
+        """,
+    )
+
+
 __all__ = ["POSTGRES_MIGRATIONS"]

@@ -19,6 +19,7 @@ from dctx.models import EdgeType, EvidenceKind, Rule, to_dict
 from dctx.store._rows import (
     RULE_COLUMNS,
     generation_key,
+    orphaned,
     rule_from_row,
     rule_to_row,
     scrub_actor,
@@ -253,6 +254,12 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
             (*who, conversations, nodes, quoted),
         )
         rules = ids(conn, f"SELECT id FROM rules {sel} OR scope_actor = %s)", (*who, actor))
+        # rules they only agreed with lose their traces; a rule left with no evidence at
+        # all (a tool lesson seen only in their sessions) goes with them
+        updated, orphans = scrub_rules(
+            conn, namespace, actor, rules, evidence, nodes, conversations
+        )
+        rules += orphans
     owned = [*nodes, *evidence, *rules]  # globally unique ids
     names = [*conversations, *([actor] if actor is not None else [])]
     counts: dict[str, int] = {}
@@ -267,18 +274,17 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
     else:
         local = f"(namespace = %s OR namespace IS NULL) AND ({touching})"
         delete("edges", f"{touching} OR ({local})", owned, owned, namespace, names, names)
-        counts["rules_updated"] = scrub_rules(
-            conn, namespace, actor, rules, evidence, nodes, conversations
-        )
+        counts["rules_updated"] = updated
     delete("vectors", f"owner {ANY}", owned)
     delete("rules", f"id {ANY}", rules)
     delete("evidence", f"id {ANY}", evidence)
     delete("nodes", f"id {ANY}", nodes)
     if actor is None:
-        for table in ("sessions", "cache", "actors", "subjects"):
+        for table in ("sessions", "cache", "transcript_files", "actors", "subjects"):
             delete(table, "namespace = %s", namespace)
     else:
         delete("sessions", f"namespace = %s AND conversation_id {ANY}", namespace, names)
+        delete("transcript_files", "namespace = %s AND actor = %s", namespace, actor)
         # their entries, and shared ones that remember their conversations (tool failures)
         delete(
             "cache",
@@ -305,9 +311,10 @@ def scrub_rules(
     evidence: list[str],
     nodes: list[str],
     conversations: list[str],
-) -> int:
+) -> tuple[int, list[str]]:
     """Rewrite the other rules of the namespace that mention the actor (as a supporter, in
-    history) or point at deleted records; returns how many changed."""
+    history) or point at deleted records; returns how many changed, and the ids of rules all
+    of whose evidence is deleted (to delete with it)."""
     escaped = json.dumps(actor, ensure_ascii=False)[1:-1]
     rows = conn.execute(
         f"SELECT {RULE_SELECT} FROM rules r WHERE r.namespace = %s AND r.id {NOT_ANY} AND ("
@@ -317,15 +324,18 @@ def scrub_rules(
         (namespace, deleted_rules, actor, escaped, conversations, evidence, nodes),
     ).fetchall()
     changed = []
+    orphans: list[str] = []
     for row in rows:
         rule = rule_from_row(row)
-        if scrub_actor(
+        if orphaned(rule, evidence):
+            orphans.append(rule.id)
+        elif scrub_actor(
             rule, actor, evidence_ids=evidence, node_ids=nodes, conversation_ids=conversations
         ):
             changed.append(rule_to_row(rule))
     if changed:
         conn.cursor().executemany(RULE_UPSERT, changed)
-    return len(changed)
+    return len(changed), orphans
 
 
 __all__ = [

@@ -21,22 +21,25 @@ from dctx.store.base import Store
 Opener = Callable[[str, bool], Store]  # (url or path, migrate) -> store
 
 
+def sqlite_path(url: str) -> str:
+    """The file a SQLite URL or path names (":memory:" for an in-memory database)."""
+    if not url.startswith("sqlite:"):
+        return url
+    rest = url.removeprefix("sqlite:")
+    if rest in ("", "//", "///:memory:", "//:memory:"):
+        return ":memory:"
+    if rest.startswith("///"):
+        return rest[3:]  # sqlite:///rel.db -> rel.db, sqlite:////abs.db -> /abs.db
+    raise ConfigError(
+        f"bad SQLite URL {url!r}: use sqlite:///relative/path.db or "
+        "sqlite:////absolute/path.db (or just the path)"
+    )
+
+
 def _open_sqlite(url: str, migrate: bool) -> Store:
     from dctx.store.sqlite import SQLiteStore
 
-    path = url
-    if url.startswith("sqlite:"):
-        rest = url.removeprefix("sqlite:")
-        if rest in ("", "//", "///:memory:", "//:memory:"):
-            path = ":memory:"
-        elif rest.startswith("///"):
-            path = rest[3:]  # sqlite:///rel.db -> rel.db, sqlite:////abs.db -> /abs.db
-        else:
-            raise ConfigError(
-                f"bad SQLite URL {url!r}: use sqlite:///relative/path.db or "
-                "sqlite:////absolute/path.db (or just the path)"
-            )
-    return SQLiteStore(path, migrate=migrate)
+    return SQLiteStore(sqlite_path(url), migrate=migrate)
 
 
 def _lazy(label: str, module: str, cls: str, extra: str, package: str) -> Opener:
@@ -72,6 +75,21 @@ def scheme_of(url_or_path: str) -> str:
     if sep and "+" in head and head.split("+")[0].lower() in BACKENDS:  # postgresql+psycopg
         return head.split("+")[0].lower()
     return "sqlite"
+
+
+def require_existing(url_or_path: str | os.PathLike[str]) -> None:
+    """Raise ConfigError if a SQLite database file is not there (servers are not checked:
+    connecting tells). For commands that only read, so a mistyped --db is not a new file."""
+    target = os.fspath(url_or_path)
+    if scheme_of(target) != "sqlite":
+        return
+    path = sqlite_path(target)
+    if path != ":memory:" and not os.path.exists(path):
+        raise ConfigError(
+            f"no dctx database at {path!r}; this command works on an existing one and does "
+            "not create it. Check --db / DCTX_DB for a typo, or learn rules first with: "
+            f"dctx capture TRACE.jsonl --db {path}"
+        )
 
 
 def open_store(url_or_path: str | os.PathLike[str], *, migrate: bool = True) -> Store:

@@ -11,6 +11,7 @@ themselves live in `sqlite_ops.py`, the schema in `sqlite_migrations.py`.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sqlite3
@@ -33,22 +34,28 @@ from dctx.models import (
     EvidenceKind,
     Rule,
     RuleStatus,
+    Session,
     utcnow,
 )
+from dctx.store import _transcripts as transcripts
 from dctx.store import sqlite_ops as ops
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
     RULE_COLUMNS,
+    SESSION_SELECT,
     blobs_to_matrix,
     gc_paused,
     rule_to_row,
     rules_from_rows,
+    session_from_row,
     vector_to_blob,
 )
-from dctx.store.base import CaptureBatch, RuleIndex, Vector
+from dctx.store.base import CaptureBatch, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
+
+log = logging.getLogger("dctx.store")
 
 _TOKEN = re.compile(r"\w+")
 _MAX_QUERY_TOKENS = 64
@@ -278,12 +285,22 @@ class SQLiteStore:
     # --- lifecycle -------------------------------------------------------------------------
 
     def migrate(self) -> list[str]:
+        if self._tx_conn() is None and not self._pending_migrations():
+            return []  # up to date: opening a store to read takes no write lock
         with self._writing() as conn:
             conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
                 "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
             )
             return SQLITE_MIGRATIONS.apply(conn, _Ledger(conn))
+
+    def _pending_migrations(self) -> bool:
+        with self._reading() as conn:
+            exists = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                (MIGRATIONS_TABLE,),
+            ).fetchone()
+            return exists is None or bool(SQLITE_MIGRATIONS.pending(_Ledger(conn).applied()))
 
     def close(self) -> None:
         self._pool.close()
@@ -295,6 +312,8 @@ class SQLiteStore:
             return ops.meta(conn, "embedder_id")
 
     def set_embedder_id(self, embedder_id: str, *, force: bool = False) -> None:
+        if self._tx_conn() is None and self.embedder_id() == embedder_id:
+            return  # already recorded: opening a memory to read takes no write lock
         with self._writing() as conn:
             stored = ops.meta(conn, "embedder_id")
             if stored == embedder_id:
@@ -361,13 +380,22 @@ class SQLiteStore:
         return counts
 
     def _checkpoint(self) -> None:
-        """Move the scrubbed pages into the main file now (best effort, never waits)."""
+        """After a forget: copy every WAL frame into the main file (where secure_delete has
+        zeroed the freed cells) and truncate the WAL, so no old page version holding the
+        forgotten text or vectors stays on disk. Waits up to the busy timeout for readers;
+        if one still holds an old snapshot, the WAL is truncated by a later checkpoint."""
         if self._memory or self._tx_conn() is not None:
             return
         conn = self._pool.acquire()
         try:
             with suppress(sqlite3.Error):
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                if busy:
+                    log.warning(
+                        "SQLite store %s: a reader kept the WAL from being truncated after a "
+                        "forget; it still holds old pages until the next checkpoint",
+                        self.path,
+                    )
         finally:
             self._pool.release(conn)
 
@@ -409,6 +437,17 @@ class SQLiteStore:
             Evidence(**{**dict(zip(fields, r, strict=True)), "kind": EvidenceKind(r[1])})
             for r in rows
         ]
+
+    def get_sessions(self, namespace: str, conversation_ids: Sequence[str]) -> list[Session]:
+        if not conversation_ids:
+            return []
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {SESSION_SELECT} FROM sessions WHERE namespace = ? "
+                f"AND conversation_id {ops.IN} ORDER BY conversation_id",
+                (namespace, ops.json_list(conversation_ids)),
+            ).fetchall()
+        return [session_from_row(r) for r in rows]
 
     def get_nodes(self, ids: Sequence[str]) -> list[DecisionNode]:
         with self._reading() as conn:
@@ -495,6 +534,21 @@ class SQLiteStore:
             return {
                 t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in ops.TABLES
             }
+
+    # --- transcript files --------------------------------------------------------------------
+
+    def transcript_files(
+        self, namespace: str, client: str, *, path: str | None = None
+    ) -> dict[str, TranscriptFile]:
+        sql, params = transcripts.select("?", namespace, client, path)
+        with self._reading() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        records = [transcripts.transcript_from_row(r) for r in rows]
+        return {r.path: r for r in records}
+
+    def put_transcript_file(self, record: TranscriptFile) -> None:
+        with self._writing() as conn:
+            conn.execute(transcripts.upsert_sql("?"), transcripts.transcript_row(record))
 
     # --- caches ------------------------------------------------------------------------------
 

@@ -164,4 +164,27 @@ def m001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
+@SQLITE_MIGRATIONS.step
+def m002_transcript_files(conn: sqlite3.Connection) -> None:
+    """Per-file state of `dctx capture --from CLIENT`, so a re-run captures only what is new."""
+    _run(
+        conn,
+        """
+        CREATE TABLE transcript_files (
+            namespace TEXT NOT NULL,
+            client TEXT NOT NULL,
+            path TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            sessions TEXT NOT NULL,
+            captured_at TEXT NOT NULL,
+            PRIMARY KEY (namespace, client, path)
+        );
+        CREATE INDEX transcript_files_actor ON transcript_files (namespace, actor);
+        """,
+    )
+
+
 __all__ = ["SQLITE_MIGRATIONS"]

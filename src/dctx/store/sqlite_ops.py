@@ -18,6 +18,7 @@ from dctx.models import DecisionNode, EdgeType, Evidence, EvidenceKind, Rule, to
 from dctx.store._rows import (
     RULE_COLUMNS,
     generation_key,
+    orphaned,
     rule_from_row,
     rule_to_row,
     scrub_actor,
@@ -36,6 +37,7 @@ TABLES = (
     "vectors",
     "meta",
     "cache",
+    "transcript_files",
 )
 IN = "IN (SELECT value FROM json_each(?))"  # one parameter for any number of values
 NODE_FIELDS = tuple(f.name for f in dataclasses.fields(DecisionNode))  # = table columns
@@ -226,7 +228,9 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
 
     An actor's data: their sessions and everything recorded in them (nodes, evidence, also
     when the actor field is empty, e.g. a tool failure), rules they authored or that are
-    scoped to them, those rows' vectors and edges, and their cache entries.
+    scoped to them, rules whose every evidence is theirs, those rows' vectors and edges, and
+    their cache entries. (`Memory.forget_actor` first hands a team rule that others agreed
+    with over to them, so it is not "authored" by the actor any more.)
     """
     if actor is None:
         sel = "WHERE namespace = ?"
@@ -248,6 +252,12 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
             (*who, convs, json_list(nodes), quoted),
         )
         rules = ids(conn, f"SELECT id FROM rules {sel} OR scope_actor = ?)", (*who, actor))
+        # rules they only agreed with lose their traces; a rule left with no evidence at
+        # all (a tool lesson seen only in their sessions) goes with them
+        updated, orphans = scrub_rules(
+            conn, namespace, actor, rules, evidence, nodes, conversations
+        )
+        rules += orphans
     owned = json_list([*nodes, *evidence, *rules])  # globally unique ids
     names = json_list([*conversations, *([actor] if actor is not None else [])])
     counts: dict[str, int] = {}
@@ -262,18 +272,17 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
     else:
         local = f"(namespace = ? OR namespace IS NULL) AND ({touching})"
         delete("edges", f"{touching} OR ({local})", owned, owned, namespace, names, names)
-        counts["rules_updated"] = scrub_rules(
-            conn, namespace, actor, rules, evidence, nodes, conversations
-        )
+        counts["rules_updated"] = updated
     delete("vectors", f"owner {IN}", owned)
     delete("rules", f"id {IN}", json_list(rules))
     delete("evidence", f"id {IN}", json_list(evidence))
     delete("nodes", f"id {IN}", json_list(nodes))
     if actor is None:
-        for table in ("sessions", "cache", "actors", "subjects"):
+        for table in ("sessions", "cache", "transcript_files", "actors", "subjects"):
             delete(table, "namespace = ?", namespace)
     else:
         delete("sessions", f"namespace = ? AND conversation_id {IN}", namespace, names)
+        delete("transcript_files", "namespace = ? AND actor = ?", namespace, actor)
         # their entries, and shared ones that remember their conversations (tool failures)
         delete(
             "cache",
@@ -288,8 +297,9 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
             f"namespace = ? AND name NOT IN ({used.format('nodes')} UNION {used.format('rules')})",
             namespace, namespace, namespace,
         )  # fmt: skip
-    if counts["rules"]:
-        conn.execute("INSERT INTO rules_fts (rules_fts) VALUES ('optimize')")  # purge old terms
+    # purge old terms: of deleted rules, and of rules rewritten without the actor's words
+    # (Memory.forget_actor hands a shared rule over just before)
+    conn.execute("INSERT INTO rules_fts (rules_fts) VALUES ('optimize')")
     bump_generations(conn, [namespace])
     return counts
 
@@ -302,9 +312,10 @@ def scrub_rules(
     evidence: list[str],
     nodes: list[str],
     conversations: list[str],
-) -> int:
+) -> tuple[int, list[str]]:
     """Rewrite the other rules of the namespace that mention the actor (as a supporter, in
-    history) or point at deleted records; returns how many changed."""
+    history) or point at deleted records; returns how many changed, and the ids of rules all
+    of whose evidence is deleted (to delete with it)."""
     escaped = json.dumps(actor, ensure_ascii=False)[1:-1]
     rows = conn.execute(
         f"SELECT {RULE_SELECT} FROM rules r WHERE r.namespace = ? AND r.id NOT {IN} AND ("
@@ -315,14 +326,17 @@ def scrub_rules(
          json_list(evidence), json_list(nodes)),
     ).fetchall()  # fmt: skip
     changed = []
+    orphans: list[str] = []
     for row in rows:
         rule = rule_from_row(row)
-        if scrub_actor(
+        if orphaned(rule, evidence):
+            orphans.append(rule.id)
+        elif scrub_actor(
             rule, actor, evidence_ids=evidence, node_ids=nodes, conversation_ids=conversations
         ):
             changed.append(rule_to_row(rule))
     conn.executemany(RULE_UPSERT, changed)
-    return len(changed)
+    return len(changed), orphans
 
 
 def check_dim(conn: sqlite3.Connection, dim: int) -> None:

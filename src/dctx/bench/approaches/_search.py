@@ -17,7 +17,7 @@ def _bm25s() -> Any:
     try:
         import bm25s
     except ImportError:
-        raise MissingDependencyError("the benchmark baselines", "bench", "bm25s") from None
+        raise MissingDependencyError("the benchmark baselines", None, "bm25s") from None
     return bm25s
 
 
