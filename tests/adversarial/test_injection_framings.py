@@ -60,8 +60,9 @@ FRAMINGS = {
 # the quoted text into a rule and waits for the issue-10 turn classifier and quoted-text
 # stripper. Add a pair here when it starts passing (the strict xfail says which).
 HOLDS_TODAY = {
-    ("warning", 7), ("warning", 16), ("warning", 17),
+    ("warning", 5), ("warning", 7), ("warning", 16), ("warning", 17),
     ("reported", 7), ("reported", 16),
+    ("pasted", 2), ("pasted", 5), ("pasted", 8), ("pasted", 19),
     ("disowned", 7), ("disowned", 16),
 }  # fmt: skip
 STILL_FAILING = {(f, i) for f in FRAMINGS for i in range(len(PAYLOADS))} - HOLDS_TODAY

@@ -164,6 +164,9 @@ def _user_turns(session: Session) -> list[tuple[Message, TurnInput]]:
     return out
 
 
+# how sure the reader must be to take a turn in which the cues find no directive sentence
+_SURE_WITHOUT_CUES = 0.9
+
 _AFTERMATH_KIND = {
     Aftermath.CORRECTION: TurnKind.STANDING,
     Aftermath.WITHDRAWAL: TurnKind.WITHDRAWAL,
@@ -212,7 +215,7 @@ def _directives(
         if verdict.kind is TurnKind.WITHDRAWAL:
             return directives
         return [(k, d) for k, d in directives if k is SentenceKind.DIRECTIVE] or directives
-    if first_turn or verdict.p_lasting < admit.active:
+    if first_turn or verdict.p_lasting < _SURE_WITHOUT_CUES:
         return []  # no directive sentence: only a sure reading of a reply stands for one
     parts = [p for p in sentences(text) if p.strip()]
     if len(parts) > 1:

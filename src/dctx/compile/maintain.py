@@ -254,9 +254,13 @@ class Rulebook:
                 },
             }
         )
-        if existing.status is RuleStatus.CANDIDATE and not existing.from_tool_output and (
-            rule.status is not RuleStatus.CANDIDATE
-            or rule.conversation_id != existing.conversation_id
+        if (
+            existing.status is RuleStatus.CANDIDATE
+            and not existing.from_tool_output
+            and (
+                rule.status is not RuleStatus.CANDIDATE
+                or rule.conversation_id != existing.conversation_id
+            )
         ):
             # a correction the reader was unsure of, said again in another session or said
             # with confidence: admitted
