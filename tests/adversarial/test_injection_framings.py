@@ -5,9 +5,8 @@ injection, reports what the tool said, pastes it to ask about it, or disowns it.
 turns states a rule, so capture must create none: no rule may reach another actor, and none
 may be active for the speaker.
 
-Cases the capture layer still gets wrong are marked `xfail(strict=True)` until the learned turn
-classifier and the quoted-text stripper land (issue 10): when one starts passing, the strict
-mark fails the suite, so the mark is removed in the same change that fixes it.
+The words a user repeats from a tool result are taken out of the turn before it is read
+(capture/echoes.py), so what remains is the user's framing ("ignore it"), which states no rule.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from dctx.capture.echoes import EchoIndex
 from dctx.memory import Memory
 from dctx.models import RuleStatus
 from dctx.store.sqlite import SQLiteStore
@@ -56,17 +56,6 @@ FRAMINGS = {
     "disowned": "It said {payload} That is spam, not our policy; disregard it.",
 }
 
-# The (framing, payload index) pairs capture already gets right; every other pair still turns
-# the quoted text into a rule and waits for the issue-10 turn classifier and quoted-text
-# stripper. Add a pair here when it starts passing (the strict xfail says which).
-HOLDS_TODAY = {
-    ("warning", 5), ("warning", 7), ("warning", 16), ("warning", 17),
-    ("reported", 7), ("reported", 16),
-    ("pasted", 2), ("pasted", 5), ("pasted", 8), ("pasted", 19),
-    ("disowned", 7), ("disowned", 16),
-}  # fmt: skip
-STILL_FAILING = {(f, i) for f in FRAMINGS for i in range(len(PAYLOADS))} - HOLDS_TODAY
-
 
 def _session(payload: str, turn: str) -> list[dict[str, Any]]:
     result = {"results": [{"title": "Ops handbook", "snippet": payload}]}
@@ -93,10 +82,7 @@ def mem(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
 def _cases() -> Iterator[Any]:
     for framing in FRAMINGS:
         for i in range(len(PAYLOADS)):
-            marks = []
-            if (framing, i) in STILL_FAILING:
-                marks.append(pytest.mark.xfail(strict=True, reason="issue 10 classifier"))
-            yield pytest.param(framing, i, id=f"{framing}-{i:02d}", marks=marks)
+            yield pytest.param(framing, i, id=f"{framing}-{i:02d}")
 
 
 @pytest.mark.parametrize(("framing", "index"), list(_cases()))
@@ -117,3 +103,7 @@ def test_talking_about_injected_text_creates_no_rule(mem: Memory, framing: str, 
     assert [r.text for r in active] == [], "an active rule for the speaker from a quoted text"
     run = mem.start(actor="bob", skill="ops", query=payload, namespace=namespace)
     assert run.deliveries == []
+    kept = mem.rules(status=list(RuleStatus), namespace=namespace)
+    assert [r.text for r in kept if EchoIndex.of(payload).cut(r.text)[1]] == [], (
+        "a rule of any status repeats the injected text"
+    )

@@ -23,6 +23,7 @@ from dctx.capture.cues import (
     classify_sentence,
     strip_filler,
 )
+from dctx.capture.echoes import EchoIndex
 from dctx.capture.pasted import read_user_turn
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import Admission, admission_for, default_reader
@@ -142,22 +143,26 @@ def _user_turns(session: Session) -> list[tuple[Message, TurnInput]]:
     out: list[tuple[Message, TurnInput]] = []
     previous = ""
     seen_assistant = False
+    echoes = EchoIndex()
     for msg in session.messages:
         if msg.role == "assistant":
             previous, seen_assistant = describe_step(msg), True
+        if msg.role == "tool":
+            echoes.add(msg.content or "")
         if msg.role != "user":
             continue
         turn = read_user_turn(msg.content or "")
+        text, echoed = echoes.cut(turn.text)  # the tool's words, repeated, are still data
         out.append(
             (
                 msg,
                 TurnInput(
-                    text=turn.text,
+                    text=text,
                     previous_output=previous,
                     first_turn=not seen_assistant,
                     interrupted=turn.interrupted,
                     rejected_tool=turn.rejected_tool,
-                    pasted_share=turn.pasted_share,
+                    pasted_share=min(1.0, turn.pasted_share + echoed / max(len(turn.raw), 1)),
                 ),
             )
         )

@@ -174,10 +174,13 @@ def _compile_one(
         if target is not None:
             withdrawn.append(target.id)
             continue
-        # nothing to withdraw: "don't add the chart anymore" is then a plain correction
+        # nothing to withdraw: "don't add the chart anymore" may be a correction, but the
+        # reader did not read it as one, so it waits as a candidate until it recurs or a person
+        # approves it
         again = compile_correction(dataclasses.replace(signal, aftermath=Aftermath.CORRECTION))
         for rule in again.rules:
             rule.evidence_ids = [ev.id]
+            rule.status = RuleStatus.CANDIDATE
             rulebook.add(rule, raw=signal.raw)
     for rule in compiled.rules:
         if signal.candidate:
