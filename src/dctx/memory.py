@@ -366,10 +366,31 @@ class Memory:
                 for ev_id in rule.evidence_ids:
                     batch.edges.append(Edge(rule.id, EdgeType.FORGED_FROM, ev_id))
         batch.rules = new_rules + list(result.maintenance.changed.values())
+        batch.rules.extend(self._expire_candidates(index.rules, sessions, batch.rules))
         self.store.write(batch)
         report.added.extend(new_rules)
         report.changed.extend(result.maintenance.changed.values())
         report.log.extend(result.maintenance.log)
+
+    def _expire_candidates(
+        self, known: Sequence[Rule], sessions: Sequence[Session], written: Sequence[Rule]
+    ) -> list[Rule]:
+        """Candidates nothing confirmed within `admission.candidate_days` of the newest session
+        captured now: expired, kept as history, never injected or promoted."""
+        if not sessions:
+            return []
+        now = max(s.timestamp for s in sessions)
+        touched = {r.id for r in written}
+        out: list[Rule] = []
+        for rule in known:
+            if rule.id in touched or not self.admission.expired(rule, now):
+                continue
+            rule.status = RuleStatus.EXPIRED
+            rule.history.append(
+                {"at": utcnow(), "event": "expired", "days": self.admission.candidate_days}
+            )
+            out.append(rule)
+        return out
 
     # ------------------------------------------------------------------ inject
     def start(
@@ -481,6 +502,17 @@ class Memory:
 
     def approve(self, rule_id: str) -> Rule:
         return self.set_status(rule_id, RuleStatus.ACTIVE, "approved in review")
+
+    def reject(self, rule_id: str) -> Rule:
+        """A person says a candidate (or a draft in review mode) is wrong: it is disabled, kept
+        with its history; `enable` or `approve` undoes it."""
+        rule = self.store.get_rule(self._rule_id(rule_id))
+        if rule.status not in (RuleStatus.CANDIDATE, RuleStatus.DRAFT):
+            raise ConflictError(
+                f"rule {rule.id} is {rule.status.value}; only a candidate or a draft can be "
+                f"rejected (switch an active rule off with: dctx rules disable {rule.id})"
+            )
+        return self.set_status(rule.id, RuleStatus.DISABLED, "rejected in review")
 
     def delete(self, rule_id: str) -> None:
         self.store.delete_rule(self._rule_id(rule_id))

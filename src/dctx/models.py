@@ -95,6 +95,8 @@ class RuleStatus(enum.StrEnum):
     DISABLED = "disabled"  # a person switched it off; can be enabled again
     SUPERSEDED = "superseded"  # a later correction replaced it; kept as history
     WITHDRAWN = "withdrawn"  # the actor withdrew it ("forget the CC rule")
+    # a candidate that neither recurred nor was approved within its time: kept as history
+    EXPIRED = "expired"
 
 
 class TriggerKind(enum.StrEnum):

@@ -84,6 +84,19 @@ def test_approve_draft(cli: Callable[..., Result], traces: Path) -> None:
     assert drafts[0]["id"] in {r["id"] for r in _rules(cli, "--status", "active")}
 
 
+def test_reject_draft_and_refuse_to_reject_an_active_rule(
+    cli: Callable[..., Result], traces: Path
+) -> None:
+    assert cli("capture", "--review", str(traces)).exit_code == 0
+    first, *_ = _rules(cli, "--status", "draft")
+    assert cli("rules", "reject", first["id"]).exit_code == 0
+    assert first["id"] in {r["id"] for r in _rules(cli, "--status", "disabled")}
+    assert cli("rules", "enable", first["id"]).exit_code == 0
+    refused = cli("rules", "reject", first["id"])
+    assert refused.exit_code == 2
+    assert "dctx rules disable" in refused.stderr
+
+
 def test_edit_with_empty_text_is_refused(
     cli: Callable[..., Result], captured: list[dict[str, Any]]
 ) -> None:

@@ -7,8 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.learned import Thresholds
+from dctx.compile.admission import DEFAULT_ADMISSION, Admission
+from dctx.errors import ConfigError, ConflictError
 from dctx.memory import Memory
 from dctx.models import RuleStatus
 from dctx.store.sqlite import SQLiteStore
@@ -41,7 +45,7 @@ class FixedReader:
         ]
 
 
-def _session(mem: Memory, conv: str) -> None:
+def _session(mem: Memory, conv: str, when: str = "2026-03-01T09:00:00Z") -> None:
     mem.capture(
         [
             user("Install the deps."),
@@ -52,11 +56,29 @@ def _session(mem: Memory, conv: str) -> None:
         actor="ana",
         skill=SKILL,
         conversation_id=conv,
+        timestamp=when,
     )
 
 
-def _mem(tmp_path: Path, p: float, embedder: object) -> Memory:
-    return Memory(SQLiteStore(tmp_path / "m.db"), embedder=embedder, reader=FixedReader(p))  # type: ignore[arg-type]
+def _other_work(mem: Memory, conv: str, when: str) -> None:
+    mem.capture(
+        [user("Bump the version."), assistant("Bumped to 2.1.")],
+        actor="ana",
+        skill=SKILL,
+        conversation_id=conv,
+        timestamp=when,
+    )
+
+
+def _mem(
+    tmp_path: Path, p: float, embedder: object, admission: Admission = DEFAULT_ADMISSION
+) -> Memory:
+    return Memory(
+        SQLiteStore(tmp_path / "m.db"),
+        embedder=embedder,  # type: ignore[arg-type]
+        reader=FixedReader(p),
+        admission=admission,
+    )
 
 
 def test_a_sure_reading_is_a_rule_at_once(tmp_path: Path, embedder: object) -> None:
@@ -91,3 +113,53 @@ def test_below_the_candidate_band_nothing_is_stored(tmp_path: Path, embedder: ob
     mem = _mem(tmp_path, 0.2, embedder)
     _session(mem, "s1")
     assert mem.rules(status=list(RuleStatus)) == []
+
+
+def test_a_candidate_nothing_confirms_expires_on_the_sessions_clock(
+    tmp_path: Path, embedder: object
+) -> None:
+    mem = _mem(tmp_path, 0.5, embedder, Admission(candidate_days=30))
+    _session(mem, "s1", when="2026-03-01T09:00:00Z")
+    _other_work(mem, "s2", when="2026-03-20T09:00:00Z")  # 19 days later: still waiting
+    assert [r.status for r in mem.rules(status=list(RuleStatus))] == [RuleStatus.CANDIDATE]
+    _other_work(mem, "s3", when="2026-04-15T09:00:00Z")  # 45 days after it was last seen
+    [rule] = mem.rules(status=list(RuleStatus))
+    assert rule.status is RuleStatus.EXPIRED
+    assert rule.history[-1]["event"] == "expired"
+    _session(mem, "s4", when="2026-04-16T09:00:00Z")  # said again: a new candidate, not revived
+    statuses = sorted(r.status.value for r in mem.rules(status=list(RuleStatus)))
+    assert statuses == ["candidate", "expired"]
+
+
+def test_a_candidate_seen_again_in_time_does_not_expire(tmp_path: Path, embedder: object) -> None:
+    mem = _mem(tmp_path, 0.5, embedder, Admission(candidate_days=30))
+    _session(mem, "s1", when="2026-03-01T09:00:00Z")
+    _session(mem, "s2", when="2026-03-25T09:00:00Z")
+    _other_work(mem, "s3", when="2026-04-15T09:00:00Z")
+    [rule] = mem.rules(status=list(RuleStatus))
+    assert rule.status is RuleStatus.ACTIVE
+
+
+def test_candidate_days_must_be_positive() -> None:
+    with pytest.raises(ConfigError, match="candidate_days"):
+        Admission(candidate_days=0)
+
+
+def test_a_person_rejects_a_candidate_and_it_is_never_injected(
+    tmp_path: Path, embedder: object
+) -> None:
+    mem = _mem(tmp_path, 0.5, embedder)
+    _session(mem, "s1")
+    [candidate] = mem.rules(status=RuleStatus.CANDIDATE)
+    rejected = mem.reject(candidate.id)
+    assert rejected.status is RuleStatus.DISABLED
+    assert rejected.history[-1]["note"] == "rejected in review"
+    assert mem.start(actor="ana", skill=SKILL, query="Install the deps.").units == []
+
+
+def test_only_a_candidate_or_a_draft_can_be_rejected(tmp_path: Path, embedder: object) -> None:
+    mem = _mem(tmp_path, 0.9, embedder)
+    _session(mem, "s1")
+    [active] = mem.rules()
+    with pytest.raises(ConflictError, match="dctx rules disable"):
+        mem.reject(active.id)

@@ -61,6 +61,9 @@ def test_capture_then_rules_crud(api: httpx.Client) -> None:
     assert get_json(api, "/v1/acme/rules", params={"status": "active"}) == []
     assert api.post(f"{base}/enable").json()["status"] == "active"
     assert api.post(f"{base}/approve").json()["status"] == "active"
+    refused = api.post(f"{base}/reject")  # only a candidate or a draft can be rejected
+    assert refused.status_code == 409
+    assert "dctx rules disable" in refused.json()["error"]["message"]
 
     why = get_json(api, f"{base}/explain")
     assert why["rule"]["id"] == rid

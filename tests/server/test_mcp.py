@@ -36,6 +36,7 @@ TOOLS = {
     "explain_rule",
     "disable_rule",
     "approve_rule",
+    "reject_rule",
     "delete_rule",
     "forget_actor",
 }

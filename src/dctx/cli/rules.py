@@ -217,6 +217,19 @@ def approve(
     _change(ctx, "approve", rule_id, db, embedder, namespace)
 
 
+@app.command("reject")
+def reject(
+    ctx: typer.Context,
+    rule_id: IdArg,
+    db: c.DbOption = None,
+    embedder: c.EmbedderOption = None,
+    namespace: c.NamespaceOption = None,
+) -> None:
+    """Reject a candidate or a draft: it is disabled, never injected, kept with its history.
+    List candidates with: dctx rules --status candidate. Example: dctx rules reject RULE_ID"""
+    _change(ctx, "reject", rule_id, db, embedder, namespace)
+
+
 @app.command("delete")
 def delete(
     ctx: typer.Context,

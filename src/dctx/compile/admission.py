@@ -11,8 +11,10 @@ forgetting an actor takes away the sightings that admitted it, it is a candidate
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from dctx.errors import ConfigError
 from dctx.models import Rule, RuleStatus
 
 
@@ -22,6 +24,22 @@ class Admission:
 
     min_conversations: int = 2
     min_actors: int = 2
+    # a candidate that nothing confirmed for this long expires (None: never)
+    candidate_days: float | None = 90.0
+
+    def __post_init__(self) -> None:
+        if self.candidate_days is not None and self.candidate_days <= 0:
+            raise ConfigError(
+                f"Admission.candidate_days must be positive or None, not {self.candidate_days}"
+            )
+
+    def expired(self, rule: Rule, now: str) -> bool:
+        """A candidate last seen more than `candidate_days` before `now` (an ISO time on the
+        sessions' clock, so a replay of old sessions expires what its own timeline left)."""
+        if rule.status is not RuleStatus.CANDIDATE or self.candidate_days is None:
+            return False
+        age = _instant(now) - _instant(rule.updated_at)
+        return age > timedelta(days=self.candidate_days)
 
     def admits(self, rule: Rule) -> bool:
         """Whether the rule's recorded sightings are independent enough."""
@@ -47,6 +65,11 @@ class Admission:
 
 
 DEFAULT_ADMISSION = Admission()
+
+
+def _instant(iso: str) -> datetime:
+    moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def sightings(rule: Rule) -> list[dict[str, Any]]:

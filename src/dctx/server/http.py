@@ -241,7 +241,7 @@ def _rule_routes(v1: APIRouter, svc: DctxService) -> None:
         """Provenance: who said what, when, in which session and message."""
         return svc.explain(namespace, rule_id)
 
-    for action in ("disable", "enable", "approve"):
+    for action in ("disable", "enable", "approve", "reject"):
         _status_route(v1, svc, action)
 
 

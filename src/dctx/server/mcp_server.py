@@ -285,6 +285,12 @@ def create_mcp(
         """Make a rule active: one waiting for review, a candidate, or a disabled one."""
         return _call(lambda: service.set_status(ns(namespace), rule_id, "approve"))
 
+    @server.tool(title="Reject a rule", annotations=REVERSIBLE)
+    def reject_rule(rule_id: RuleIdArg, namespace: NamespaceArg = None) -> RuleOut:
+        """Say a candidate (or a rule waiting for review) is wrong: it is disabled, never
+        injected, kept with its history (approve_rule undoes it)."""
+        return _call(lambda: service.set_status(ns(namespace), rule_id, "reject"))
+
     @server.tool(title="Delete a rule", annotations=DESTRUCTIVE)
     def delete_rule(rule_id: RuleIdArg, namespace: NamespaceArg = None) -> Deleted:
         """Delete a rule, its vectors and edges for good (disable_rule keeps it)."""

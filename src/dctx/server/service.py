@@ -198,9 +198,11 @@ class DctxService:
         return _rule(self.memory.edit(rule_id, req.text))
 
     def set_status(self, namespace: str, rule_id: str, action: str) -> RuleOut:
-        """disable, enable or approve a rule."""
+        """disable, enable, approve or reject a rule."""
         status, note = _ACTIONS[action]
         self._owned(namespace, rule_id)
+        if action == "reject":
+            return _rule(self.memory.reject(rule_id))
         return _rule(self.memory.set_status(rule_id, status, note))
 
     def delete_rule(self, namespace: str, rule_id: str) -> None:
@@ -233,6 +235,7 @@ _ACTIONS: dict[str, tuple[RuleStatus, str]] = {
     "disable": (RuleStatus.DISABLED, "disabled by user"),
     "enable": (RuleStatus.ACTIVE, "enabled by user"),
     "approve": (RuleStatus.ACTIVE, "approved in review"),
+    "reject": (RuleStatus.DISABLED, "rejected in review"),
 }
 
 
