@@ -129,3 +129,10 @@ def test_an_announcement_makes_the_turns_policy_standing() -> None:
     _, directives = _classify_turn(turn, first_turn=True)
     texts = [d for _, d in directives]
     assert len(texts) == 2 and "store credit" in texts[1]
+
+
+def test_an_acceptance_the_filler_hides_is_read_once_not_forever() -> None:
+    # a real turn (agents3a corpus): the acceptance matched only after the filler was taken
+    # off, so it was taken off nothing and read again until the stack overflowed
+    sentence = "ah got it, you added the changes to league + season, not season as i requested."
+    assert classify_sentence(sentence) in set(SentenceKind)

@@ -286,9 +286,11 @@ def classify_sentence(
     if is_directive(text):
         return SentenceKind.DIRECTIVE
     if ACCEPTANCE.match(core) or ACCEPTANCE.match(text):
-        rest = ACCEPTANCE.sub("", text, count=1).strip()
+        rest = ACCEPTANCE.sub("", core if ACCEPTANCE.match(core) else text, count=1).strip()
         if not rest:
             return SentenceKind.ACCEPTANCE
+        if len(rest) >= len(text):  # nothing was taken off: reading it again would not end
+            return SentenceKind.OTHER
         return classify_sentence(rest)
     return SentenceKind.OTHER
 
