@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dctx.capture.reading.base import TurnInput, TurnKind
-from dctx.capture.reading.default import admission_for, default_reader
+from dctx.capture.reading.default import bands_for, default_reader
 from dctx.capture.reading.heuristic import HeuristicTurnClassifier
 from dctx.capture.reading.learned import LearnedTurnClassifier, load_model
 
@@ -33,7 +33,7 @@ def test_standing_corrections_become_rules_at_once(
     reader: LearnedTurnClassifier, text: str, before: str
 ) -> None:
     [verdict] = reader.read([TurnInput(text=text, previous_output=before)])
-    assert verdict.p_lasting >= admission_for(reader).active
+    assert verdict.p_lasting >= bands_for(reader).active
     assert verdict.kind is TurnKind.STANDING
 
 
@@ -42,7 +42,7 @@ def test_acceptances_tasks_and_one_off_fixes_store_nothing(
     reader: LearnedTurnClassifier, text: str, before: str
 ) -> None:
     [verdict] = reader.read([TurnInput(text=text, previous_output=before)])
-    assert verdict.p_lasting < admission_for(reader).candidate
+    assert verdict.p_lasting < bands_for(reader).candidate
     assert not verdict.lasting
 
 

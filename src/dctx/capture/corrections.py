@@ -26,7 +26,7 @@ from dctx.capture.cues import (
 from dctx.capture.echoes import EchoIndex
 from dctx.capture.pasted import read_user_turn
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
-from dctx.capture.reading.default import Admission, admission_for, default_reader
+from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.models import Message, Session
 from dctx.text import sentences
@@ -60,7 +60,7 @@ def find_corrections(
     """
     ctx = session_context(session)
     reader = reader or default_reader()
-    admit = admission_for(reader)
+    admit = bands_for(reader)
     turns = _user_turns(session)
     verdicts = reader.read([t for _, t in turns])
     decided = dict(zip((m.index for m, _ in turns), verdicts, strict=True))
@@ -186,7 +186,7 @@ def _overrule(
     verdict: TurnVerdict,
     previous_output: str,
     text: str,
-    admit: Admission,
+    admit: ReadingBands,
 ) -> TurnVerdict:
     """Let a configured classifier decide a turn the reader is not sure of; its decision
     stands, and a lasting one is admitted as the reader's surest would be."""
@@ -208,7 +208,7 @@ def _directives(
     *,
     first_turn: bool,
     reader: TurnClassifier,
-    admit: Admission,
+    admit: ReadingBands,
 ) -> list[tuple[SentenceKind, str]]:
     """The directive sentences of a turn the reader took as lasting (none otherwise). The
     sentence cues find which sentences carry it; when they find none, the sentences the reader

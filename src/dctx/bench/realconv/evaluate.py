@@ -22,7 +22,7 @@ import numpy as np
 from dctx.bench.realconv.corpus import DEFAULT_DATA, LabelledSession, load_corpus
 from dctx.capture.pasted import read_user_turn
 from dctx.capture.reading.base import LASTING, TurnClassifier
-from dctx.capture.reading.default import admission_for
+from dctx.capture.reading.default import bands_for
 from dctx.models import RuleSource, RuleStatus
 
 TEXT_MATCH = 0.6
@@ -132,7 +132,7 @@ def _actor(session: LabelledSession) -> str:
 def _detection(
     sessions: Sequence[LabelledSession], reader: TurnClassifier, report: RealConvReport
 ) -> None:
-    admit = admission_for(reader)
+    admit = bands_for(reader)
     pairs = [p for s in sessions for p in s.turn_inputs()]
     verdicts = reader.read([t for _, t in pairs])
     report.user_turns = len(pairs)

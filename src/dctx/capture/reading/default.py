@@ -18,7 +18,7 @@ log = logging.getLogger("dctx")
 
 
 @dataclass(frozen=True, slots=True)
-class Admission:
+class ReadingBands:
     """Probability bands of a lasting turn. At `active` and above it becomes a rule at once;
     from `candidate` a candidate (stored with evidence, never injected, active when the lesson
     recurs in another session or a person approves it); below, nothing. A configured LLM is
@@ -30,11 +30,11 @@ class Admission:
     trust_above: float = 0.97
 
 
-def admission_for(reader: TurnClassifier) -> Admission:
+def bands_for(reader: TurnClassifier) -> ReadingBands:
     thresholds = getattr(getattr(reader, "model", None), "thresholds", None)
     if thresholds is None:  # a reader without calibrated probabilities: 0 or 1
-        return Admission(active=0.5, candidate=0.5, consult_below=0.0, trust_above=1.01)
-    return Admission(active=thresholds.active, candidate=thresholds.candidate)
+        return ReadingBands(active=0.5, candidate=0.5, consult_below=0.0, trust_above=1.01)
+    return ReadingBands(active=thresholds.active, candidate=thresholds.candidate)
 
 
 @functools.lru_cache(maxsize=1)
