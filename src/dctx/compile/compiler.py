@@ -192,7 +192,10 @@ def _compile_chain(
     evidence: list[Evidence],
     withdrawn: list[str],
 ) -> bool:
-    """Compile a chain with `compiler`; False (nothing done) when it gave up."""
+    """Compile a chain with `compiler`; False (nothing done) when it gave up, or when a
+    speaker's role bounds the chain's reach (the deterministic compile enforces it)."""
+    if any(s.reach is not None for s in chain):
+        return False
     evs = _chain_evidence(chain)
     rules = compiler.compile_chain(chain, evs)
     if rules is None:
