@@ -76,7 +76,7 @@ def roles(
     if ctx.invoked_subcommand is not None:
         return
     cfg = c.settings(ctx, db, embedder, namespace)
-    with c.closing(c.open_memory(cfg)) as mem:
+    with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
         policy = mem.role_policy(skill=skill, namespace=cfg.namespace)
     _print_policy(policy, _where(cfg.namespace, skill), as_json=as_json)
 
