@@ -12,6 +12,7 @@ Memory("memory.db", llm="openai:gpt-4o-mini")   # capture with an LLM (determini
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -669,6 +670,14 @@ def _recapture_conflict(before: Session, now: Session) -> str:
             f"{where} was captured before as actor {before.actor!r}, skill {before.skill!r}; "
             f"a conversation belongs to one actor and skill: capture it under a new "
             f"conversation id"
+        )
+    if [dataclasses.replace(m, speaker_role=None) for m in before.messages] == [
+        dataclasses.replace(m, speaker_role=None) for m in now.messages
+    ]:
+        return (
+            f"{where} was captured before with other speaker roles (who its users are); what "
+            f"was learned then stays: forget the actor (dctx forget --actor {now.actor}) and "
+            f"capture it again, or capture into a new store"
         )
     was, is_ = len(before.messages), len(now.messages)
     counts = f" ({was} then, {is_} now)" if was != is_ else ""

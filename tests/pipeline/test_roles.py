@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dctx import Memory, RolePolicy, RolePolicyError, RuleSource, SpeakerRole
-from dctx.errors import NotFoundError
+from dctx.errors import ConflictError, NotFoundError
 from pipeline.traces import assistant, call, result, texts, user
 
 SKILL = "support"
@@ -195,3 +195,13 @@ def test_a_policy_naming_an_unknown_role_or_grant_is_refused(
         mem.set_role_policy(policy, skill=SKILL)
     assert err.value.field == field and field in str(err.value)
     assert mem.role_policies() == {}
+
+
+def test_re_capturing_with_another_role_says_what_changed(mem: Memory) -> None:
+    mem.capture(refund_session(), actor="cust-1", skill=SKILL, conversation_id="s1")
+    with pytest.raises(ConflictError, match="other speaker roles") as err:
+        mem.capture(
+            refund_session(), actor="cust-1", skill=SKILL, conversation_id="s1",
+            speaker_role="end_user",
+        )  # fmt: skip
+    assert "forget --actor cust-1" in str(err.value)
