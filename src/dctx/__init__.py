@@ -11,6 +11,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from dctx.capture.roles import Grant, RolePolicy
     from dctx.errors import (
         AgentLoopError,
         AuthError,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
         MissingDependencyError,
         NotFoundError,
         ProviderError,
+        RolePolicyError,
         RuntimeFailure,
         ScenarioFormatError,
         StoreError,
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
         RuleType,
         Scope,
         Session,
+        SpeakerRole,
         ToolCall,
         Trigger,
         TriggerKind,
@@ -63,6 +66,7 @@ _ERRORS = (
     "MissingDependencyError",
     "NotFoundError",
     "ProviderError",
+    "RolePolicyError",
     "RuntimeFailure",
     "ScenarioFormatError",
     "StoreError",
@@ -77,6 +81,7 @@ _MODELS = (
     "RuleType",
     "Scope",
     "Session",
+    "SpeakerRole",
     "ToolCall",
     "Trigger",
     "TriggerKind",
@@ -87,6 +92,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(_ERRORS, "dctx.errors"),
     **dict.fromkeys(_MODELS, "dctx.models"),
     "Run": "dctx.inject.run",
+    "Grant": "dctx.capture.roles",
+    "RolePolicy": "dctx.capture.roles",
     "CaptureReport": "dctx.memory",
     "Memory": "dctx.memory",
     "DEFAULT_LIMITS": "dctx.validation.limits",
@@ -116,6 +123,7 @@ __all__ = [
     "ConflictError",
     "DctxError",
     "EmbedderMismatchError",
+    "Grant",
     "InvalidIdentifierError",
     "Limits",
     "MaxTurnsError",
@@ -124,6 +132,8 @@ __all__ = [
     "MissingDependencyError",
     "NotFoundError",
     "ProviderError",
+    "RolePolicy",
+    "RolePolicyError",
     "Rule",
     "RuleSource",
     "RuleStatus",
@@ -133,6 +143,7 @@ __all__ = [
     "ScenarioFormatError",
     "Scope",
     "Session",
+    "SpeakerRole",
     "StoreError",
     "ToolCall",
     "TraceFormatError",

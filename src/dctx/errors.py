@@ -3,6 +3,7 @@
     DctxError
     ├── UserError                 (the caller can fix it)
     │   ├── ConfigError           bad option, URL, missing key
+    │   │   └── RolePolicyError   a role policy naming an unknown role or grant (names the field)
     │   ├── MissingDependencyError  an optional extra is not installed
     │   ├── InvalidIdentifierError  an actor, skill, namespace or id that is not a clean name
     │   ├── TraceFormatError      a malformed trace (names file, session, message index, field)
@@ -34,6 +35,16 @@ class UserError(DctxError):
 
 class ConfigError(UserError):
     """A configuration value is missing or wrong."""
+
+
+class RolePolicyError(ConfigError):
+    """A role policy (or a speaker role) that names an unknown role or grant. Carries the
+    field ("default_role", "grants.end_user", "speaker_role")."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
 
 
 class MissingDependencyError(ConfigError):
@@ -183,6 +194,7 @@ __all__ = [
     "MissingDependencyError",
     "NotFoundError",
     "ProviderError",
+    "RolePolicyError",
     "RuntimeFailure",
     "ScenarioFormatError",
     "StoreError",

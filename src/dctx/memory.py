@@ -12,10 +12,11 @@ Memory("memory.db", llm="openai:gpt-4o-mini")   # capture with an LLM (determini
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,8 @@ from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
 from dctx.capture.reading.base import TurnClassifier
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
+from dctx.capture.review import review_signals
+from dctx.capture.roles import RolePolicy, resolve_policy
 from dctx.capture.self_assess import assess
 from dctx.compile.admission import DEFAULT_ADMISSION, Admission
 from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
@@ -39,6 +42,7 @@ from dctx.models import (
     Rule,
     RuleStatus,
     Session,
+    SpeakerRole,
     to_dict,
     utcnow,
 )
@@ -165,8 +169,12 @@ class Memory:
         timestamp: str | datetime | None = None,
         namespace: str | None = None,
         source: str | None = None,
+        speaker_role: str | SpeakerRole | None = None,
     ) -> CaptureReport:
-        """Capture one conversation (OpenAI chat or Anthropic messages) and learn from it."""
+        """Capture one conversation (OpenAI chat or Anthropic messages) and learn from it.
+
+        `speaker_role` says who the user is ("operator", "end_user", "reviewer"); None: the
+        role policy's default for the skill (`set_role_policy`; built in: the operator)."""
         session = parse_messages(
             messages,
             conversation_id=optional_identifier(
@@ -178,6 +186,7 @@ class Memory:
             timestamp=timestamp or utcnow(),
             source=source,
             limits=self.limits,
+            speaker_role=speaker_role,
         )
         return self.capture_sessions([session])
 
@@ -300,11 +309,14 @@ class Memory:
         """The work phase: signals, graph, node vectors and every text the compile will
         embed, computed without writing (LLM answers wait in the pending cache)."""
         work = _Prepared(namespace, sessions, CaptureBatch(sessions=list(sessions)))
+        policies = self.store.role_policies(namespace)
         for session in sorted(sessions, key=lambda s: s.timestamp):
             classifier = self.classifier
             if classifier is None and steps is not None:
                 classifier = steps.classifier(session)
-            signals = find_corrections(session, classifier, self.reader)
+            policy = resolve_policy(policies, session.skill)
+            signals = find_corrections(session, classifier, self.reader, teaches=policy.teaches)
+            signals = policy.apply(signals, session)
             subjects = signals[-1].subjects if signals else []
             graph = build_graph(session, subjects)
             _anchor(signals, graph)
@@ -324,8 +336,11 @@ class Memory:
         chains: ForeseenChains | None,
         embedder: MemoEmbedder,
         report: CaptureReport,
+        *,
+        note: dict[str, Any] | None = None,
     ) -> None:
-        """The write phase, inside the transaction: cross-capture counts, merge, write."""
+        """The write phase, inside the transaction: cross-capture counts, merge, write.
+        `note` goes into the history of every rule it adds (a review's provenance)."""
         namespace, sessions, batch = work.namespace, work.sessions, work.batch
         # first, so a backend that locks per namespace holds it for the counts below too
         index = self.store.rule_index(
@@ -353,6 +368,9 @@ class Memory:
             for rule in new_rules:
                 if rule.status is not RuleStatus.CANDIDATE:  # a candidate waits for evidence too
                     rule.status = RuleStatus.DRAFT
+        if note is not None:
+            for rule in new_rules:
+                rule.history.append(dict(note))
         if new_rules:
             # text vectors were computed during maintenance; only trigger texts are new here
             triggers = embedder.embed([r.trigger.text or r.text for r in new_rules])
@@ -391,6 +409,97 @@ class Memory:
             )
             out.append(rule)
         return out
+
+    # ------------------------------------------------------------------ roles and review
+    def set_role_policy(
+        self,
+        policy: RolePolicy | Mapping[str, Any] | None,
+        *,
+        skill: str | None = None,
+        namespace: str | None = None,
+    ) -> RolePolicy:
+        """Set who may teach what in a namespace, or in one skill of it (None removes it, so
+        the namespace's or the default applies again). Returns the policy now in force.
+
+        mem.set_role_policy({"default_role": "end_user"}, skill="airline_agent")"""
+        ns = self._namespace(namespace)
+        skill = optional_identifier(skill, "skill", limits=self.limits)
+        if policy is not None and not isinstance(policy, RolePolicy):
+            policy = RolePolicy.from_dict(policy)
+        self.store.put_role_policy(ns, skill, None if policy is None else policy.to_dict())
+        return self.role_policy(skill=skill, namespace=ns)
+
+    def role_policy(self, *, skill: str | None = None, namespace: str | None = None) -> RolePolicy:
+        """The policy in force for a skill (its own, else the namespace's, else the default:
+        an unmarked user is the operator)."""
+        ns = self._namespace(namespace)
+        skill = optional_identifier(skill, "skill", limits=self.limits)
+        return resolve_policy(self.store.role_policies(ns), skill)
+
+    def role_policies(self, *, namespace: str | None = None) -> dict[str | None, RolePolicy]:
+        """The policies set in a namespace, by skill (None: the namespace-wide one)."""
+        stored = self.store.role_policies(self._namespace(namespace))
+        return {k: RolePolicy.from_dict(v) for k, v in stored.items()}
+
+    def add_review(
+        self,
+        conversation_id: str,
+        message_index: int,
+        correction: str,
+        *,
+        reviewer: str,
+        namespace: str | None = None,
+        timestamp: str | datetime | None = None,
+    ) -> CaptureReport:
+        """Add a reviewer's correction to a captured conversation, anchored to the message it
+        corrects; it compiles like a correction made in the conversation, as the skill's role
+        policy lets a reviewer teach (default: a rule for every actor of the skill). The
+        evidence names the reviewer, the time and the anchored message.
+
+        mem.add_review("tau-3-trial-0", 14, "Check the fare rules first.", reviewer="maria")"""
+        ns = self._namespace(namespace)
+        conv = identifier(conversation_id, "conversation_id", limits=self.limits)
+        reviewer = identifier(reviewer, "reviewer", limits=self.limits)
+        correction = check_text(correction, field="correction", limits=self.limits)
+        if not correction.strip():
+            raise ConfigError("a review needs the correction's text")
+        if isinstance(message_index, bool) or not isinstance(message_index, int):
+            raise ConfigError(f"message_index must be an integer, got {message_index!r}")
+        stored = self.store.get_sessions(ns, [conv])
+        if not stored:
+            raise NotFoundError(
+                f"conversation {conv!r} was not captured in namespace {ns!r}: capture it first"
+            )
+        when = _timestamp(timestamp)
+        signals = review_signals(
+            stored[0],
+            message_index=message_index,
+            correction=correction.strip(),
+            reviewer=reviewer,
+            timestamp=when,
+            policy=self.role_policy(skill=stored[0].skill, namespace=ns),
+        )
+        report = CaptureReport(corrections=len(signals))
+        embedder = MemoEmbedder(self.embedder)
+        with metering() as meter:
+            work = _Prepared(ns, [], CaptureBatch(), corrections=signals)
+            embedder.prime(foreseen_texts(signals, []))
+            note = {
+                "at": when,
+                "event": "reviewed",
+                "by": reviewer,
+                "as": SpeakerRole.REVIEWER.value,
+                "conversation_id": conv,
+                "message_index": message_index,
+            }
+            with self.store.transaction():
+                self._merge_and_write(work, None, embedder, report, note=note)
+        if not signals:
+            report.log.append("the role policy lets a reviewer create nothing here")
+        elif not report.added and not report.changed:
+            report.log.append("the review compiled to no rule (it names no behaviour)")
+        report.usage = meter.totals()
+        return report
 
     # ------------------------------------------------------------------ inject
     def start(
@@ -594,6 +703,14 @@ def _recapture_conflict(before: Session, now: Session) -> str:
             f"a conversation belongs to one actor and skill: capture it under a new "
             f"conversation id"
         )
+    if [dataclasses.replace(m, speaker_role=None) for m in before.messages] == [
+        dataclasses.replace(m, speaker_role=None) for m in now.messages
+    ]:
+        return (
+            f"{where} was captured before with other speaker roles (who its users are); what "
+            f"was learned then stays: forget the actor (dctx forget --actor {now.actor}) and "
+            f"capture it again, or capture into a new store"
+        )
     was, is_ = len(before.messages), len(now.messages)
     counts = f" ({was} then, {is_} now)" if was != is_ else ""
     return (
@@ -608,6 +725,15 @@ def _anchor(signals: list[CorrectionSignal], graph: SessionGraph) -> None:
     for signal in signals:
         before = [node for idx, node in positions if idx < signal.message_index]
         signal.node_id = before[-1] if before else None
+
+
+def _timestamp(value: str | datetime | None) -> str:
+    if value is None:
+        return utcnow()
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value
 
 
 def _tool_names(tools: Sequence[Any] | None) -> list[str] | None:

@@ -17,6 +17,17 @@ from typing import Any, Literal
 Role = Literal["system", "user", "assistant", "tool"]
 Channel = Literal["user", "system"]
 
+
+class SpeakerRole(enum.StrEnum):
+    """Who a person in a conversation speaks as; a role policy (capture/roles.py) decides what
+    each may teach. In an assistant the user is the operator; in a customer-facing agent the
+    user is an end user, whose words are requests, not teaching."""
+
+    OPERATOR = "operator"  # the team that runs the agent (or the user of an assistant)
+    END_USER = "end_user"  # a customer served by the agent
+    REVIEWER = "reviewer"  # annotates a finished transcript after the fact
+
+
 DEFAULT_NAMESPACE = "default"
 
 
@@ -57,6 +68,9 @@ class Message:
     tool_name: str | None = None
     is_error: bool = False
     regenerated: bool = False
+    # user turns: who spoke it (None: the session's role policy default); set per message in
+    # the trace (`speaker_role`) or for a whole session at capture (`speaker_role=`)
+    speaker_role: SpeakerRole | None = None
 
 
 @dataclass(slots=True)

@@ -105,3 +105,20 @@ def test_assessment_is_deterministic(
     sessions: list[Session], signals: list[ToolPatternSignal]
 ) -> None:
     assert assess(sessions) == signals
+
+
+def test_its_customers_are_end_users_and_teach_no_rules(sessions: list[Session]) -> None:
+    """The simulated customers' requests ("cancel all of them, regardless of the policy")
+    are not teaching: every user turn is an end user's, and none becomes a correction."""
+    from dctx.capture.corrections import find_corrections
+    from dctx.capture.roles import DEFAULT_POLICY
+    from dctx.models import SpeakerRole
+
+    users = [m for s in sessions for m in s.messages if m.role == "user"]
+    assert users and {m.speaker_role for m in users} == {SpeakerRole.END_USER}
+    signals = [
+        x
+        for s in sessions
+        for x in DEFAULT_POLICY.apply(find_corrections(s, teaches=DEFAULT_POLICY.teaches), s)
+    ]
+    assert signals == []

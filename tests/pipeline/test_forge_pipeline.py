@@ -262,6 +262,33 @@ def test_recurring_failure_across_separate_captures(mem: Memory) -> None:
     assert "legacy_wire" in rules[0].text and rules[0].support >= 2
 
 
+def test_a_recurring_failure_is_not_blamed_on_a_value_the_tool_also_worked_with(
+    mem: Memory,
+) -> None:
+    """tau-bench: book_reservation fails with flight_type="round_trip" when the payment does
+    not add up, and works with it when it does; "avoid round_trip" would be a wrong lesson."""
+    booked = [
+        user("Book the round trip."),
+        call("c1", "book_reservation", flight_type="round_trip", paid=500),
+        result("c1", {"reservation_id": "R1"}),
+        assistant("Booked."),
+    ]
+    mem.capture(booked, actor="alice", skill=SKILL, conversation_id="ok")
+    for i, paid in enumerate([833, 299]):
+        mem.capture(
+            [
+                user("Book the round trip."),
+                call("c1", "book_reservation", flight_type="round_trip", paid=paid),
+                result("c1", "Error: payment amount does not add up"),
+                assistant("The booking failed."),
+            ],
+            actor="alice",
+            skill=SKILL,
+            conversation_id=f"fail{i}",
+        )
+    assert mem.rules() == []
+
+
 def test_text_inside_tool_results_creates_nothing(mem: Memory) -> None:
     mem.capture(
         [

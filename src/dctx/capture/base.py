@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from dctx.models import Session
 
@@ -76,6 +76,12 @@ class CorrectionSignal:
     confidence: float = 1.0
     # admitted on first sight only as a candidate: stored with its evidence, never injected
     candidate: bool = False
+    # how far the speaker's role lets the rule reach (capture/roles.py): None as the words
+    # say (the speaker's own scope, the team's when said so); "team" every actor of the
+    # skill; "personal" only a preference stated as the speaker's own, for them alone
+    reach: Literal["team", "personal"] | None = None
+    # who said it as what, when the role is not the session's default (provenance)
+    speaker_role: str | None = None
 
 
 class ToolPattern(enum.StrEnum):

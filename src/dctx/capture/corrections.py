@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 from dctx.capture.base import (
     Aftermath,
@@ -49,6 +50,7 @@ def find_corrections(
     session: Session,
     classifier: AftermathClassifier | None = None,
     reader: TurnClassifier | None = None,
+    teaches: Callable[[Message], bool] | None = None,
 ) -> list[CorrectionSignal]:
     """All correction and withdrawal signals of a session, in order.
 
@@ -56,14 +58,16 @@ def find_corrections(
     the turn reader (capture/reading): only a turn it reads as a standing correction or a
     withdrawal yields signals, as an active rule when it is sure and as a candidate when less
     so. `classifier` (an LLM, when configured) decides the turns the reader is unsure of and
-    may overrule it.
+    may overrule it. `teaches` (capture/roles.py) says which user turns may teach at all: the
+    others (an end user's requests) are context, never read as corrections.
     """
     ctx = session_context(session)
     reader = reader or default_reader()
     admit = bands_for(reader)
     turns = _user_turns(session)
-    verdicts = reader.read([t for _, t in turns])
-    decided = dict(zip((m.index for m, _ in turns), verdicts, strict=True))
+    taught = [(m, t) for m, t in turns if teaches is None or teaches(m)]
+    verdicts = reader.read([t for _, t in taught])
+    decided = dict(zip((m.index for m, _ in taught), verdicts, strict=True))
     tracker = SubjectTracker()
     signals: list[CorrectionSignal] = []
     situation: list[str] = []

@@ -26,10 +26,19 @@ from typing import Any, Literal
 from dctx.capture.parse_anthropic import parse_anthropic_messages
 from dctx.capture.parse_jsonl import read_raw_sessions
 from dctx.capture.parse_openai import parse_openai_messages, to_plain
+from dctx.capture.roles import speaker_role as _speaker_role
 from dctx.capture.tool_errors import is_error
-from dctx.errors import TraceFormatError
+from dctx.errors import RolePolicyError, TraceFormatError
 from dctx.injected import is_stage1_pair
-from dctx.models import DEFAULT_NAMESPACE, Message, Session, ToolCall, new_id, utcnow
+from dctx.models import (
+    DEFAULT_NAMESPACE,
+    Message,
+    Session,
+    SpeakerRole,
+    ToolCall,
+    new_id,
+    utcnow,
+)
 from dctx.validation import DEFAULT_LIMITS, Limits, check_count, check_messages
 
 WireFormat = Literal["openai", "anthropic"]
@@ -119,6 +128,28 @@ def _without_injections(messages: list[Message]) -> list[Message]:
     return [m for i, m in enumerate(messages) if i not in drop]
 
 
+def _stamp_roles(
+    parsed: list[Message], raw: list[Any], default: str | SpeakerRole | None, *, session: str
+) -> None:
+    """Record on each user turn who spoke it: its own `speaker_role` key, else the session's."""
+    fallback = None if default is None else _speaker_role(default)
+    for msg in parsed:
+        if msg.role != "user":
+            continue
+        item = raw[msg.index] if 0 <= msg.index < len(raw) else None
+        own = item.get("speaker_role") if isinstance(item, dict) else None
+        msg.speaker_role = fallback if own is None else _role(own, session=session, index=msg.index)
+
+
+def _role(value: Any, *, session: str, index: int | None) -> SpeakerRole:
+    try:
+        return _speaker_role(value)
+    except RolePolicyError as exc:
+        raise TraceFormatError(
+            exc.reason, session=session, index=index, field="speaker_role"
+        ) from None
+
+
 def _timestamp(value: Any, *, session: str) -> str:
     if value is None:
         return utcnow()
@@ -141,11 +172,14 @@ def parse_messages(
     source: str | None = None,
     wire_format: WireFormat | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    speaker_role: str | SpeakerRole | None = None,
 ) -> Session:
     """One message list (OpenAI or Anthropic; detected unless `wire_format` says) -> Session.
 
     The messages are checked against `limits` (count, size, nesting, encoding) before results
-    are linked, so oversized or unstorable input fails here, before any work on it."""
+    are linked, so oversized or unstorable input fails here, before any work on it.
+    `speaker_role` says who the user turns are from (capture/roles.py); a user message's own
+    `speaker_role` key wins over it; neither: the role policy's default."""
     conv = conversation_id or new_id("conv")
     try:
         if isinstance(messages, str | bytes | dict) or not isinstance(messages, Iterable):
@@ -169,6 +203,7 @@ def parse_messages(
                 field="messages",
             ) from None
         check_messages(parsed, session=conv, limits=limits)
+        _stamp_roles(parsed, messages, speaker_role, session=conv)
         _link_results(
             parsed, session=conv, id_field="tool_use_id" if fmt == "anthropic" else "tool_call_id"
         )
@@ -222,10 +257,12 @@ def load_sessions(
     skill: str | None = None,
     namespace: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    speaker_role: str | SpeakerRole | None = None,
 ) -> list[Session]:
     """Every session in a trace file (JSONL, JSON, YAML seed, tau-bench), in file order.
 
-    `actor`, `skill` and `namespace` fill in for records that do not name their own.
+    `actor`, `skill`, `namespace` and `speaker_role` fill in for records that do not name
+    their own (tau-bench records are end users: their users are simulated customers).
     """
     source = str(path)
     sessions = []
@@ -240,6 +277,7 @@ def load_sessions(
                 timestamp=raw.timestamp,
                 source=source,
                 limits=limits,
+                speaker_role=raw.speaker_role or speaker_role,
             )
         )
     return sessions

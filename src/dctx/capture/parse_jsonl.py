@@ -6,7 +6,10 @@ Shapes accepted, whatever the file extension (.jsonl/.ndjson, .json, .yaml/.yml)
   "messages": [...]}`, or a list of them, or `{"sessions": [...]}`;
 - a DC-Bench scenario or any mapping with a `seed` list of sessions (only `seed` is read, never
   `test` or `expect`);
-- tau-bench trajectories: records with `task_id`, `traj` (and `trial`, `reward`, `info`).
+- tau-bench trajectories: records with `task_id`, `traj` (and `trial`, `reward`, `info`);
+  their users are customers, so their turns are marked as an end user's.
+
+A session may say who its user turns are from (`"speaker_role": "end_user"`).
 
 Parsing the messages themselves is `parse.py`'s job; this module only finds the sessions.
 """
@@ -24,6 +27,7 @@ from dctx.errors import TraceFormatError
 from dctx.validation.safe_yaml import load_yaml
 
 TAU_ACTOR = "tau-user"
+TAU_SPEAKER_ROLE = "end_user"
 
 
 @dataclass(slots=True)
@@ -37,6 +41,7 @@ class RawSession:
     skill: str | None = None
     namespace: str | None = None
     timestamp: Any = None
+    speaker_role: str | None = None  # who the user turns are from (capture/roles.py)
 
 
 def _bad(reason: str, path: Path, where: str | None, field: str | None = None) -> TraceFormatError:
@@ -71,6 +76,8 @@ def _session(obj: Any, path: Path, where: str, trials: dict[str, int]) -> RawSes
             where=where,
             actor=TAU_ACTOR,
             skill=_tau_skill(path),
+            # the user is a (simulated) customer: what they ask for is not teaching
+            speaker_role=TAU_SPEAKER_ROLE,
         )
     if "messages" not in obj:
         raise _bad("a session needs a 'messages' list", path, where, "messages")
@@ -89,6 +96,7 @@ def _session(obj: Any, path: Path, where: str, trials: dict[str, int]) -> RawSes
         skill=_opt_str(obj, "skill", path, where),
         namespace=_opt_str(obj, "namespace", path, where),
         timestamp=obj.get("timestamp"),
+        speaker_role=_opt_str(obj, "speaker_role", path, where),
     )
 
 
@@ -152,4 +160,4 @@ def _read(path: Path) -> list[RawSession]:
     return _sessions(doc, path)
 
 
-__all__ = ["TAU_ACTOR", "RawSession", "read_raw_sessions"]
+__all__ = ["TAU_ACTOR", "TAU_SPEAKER_ROLE", "RawSession", "read_raw_sessions"]

@@ -32,6 +32,32 @@ MIN_CONVERSATIONS = 2
 _NOT_LESSONS = {ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.NOT_FOUND}
 
 
+def _blamable(key: str, value: Any) -> bool:
+    """An argument a failure may be blamed on: a source-like key with a short scalar value."""
+    return bool(_SOURCE_KEY.search(key)) and (
+        isinstance(value, str | int | float | bool) and len(str(value)) <= 80
+    )
+
+
+def _arg_key(session: Session, tool: str, key: str, value: Any) -> str:
+    return json.dumps([session.namespace, session.skill, tool, key, value], sort_keys=True)
+
+
+def _record_successes(store: Store, sessions: Sequence[Session]) -> None:
+    """Remember each source-like argument value a tool succeeded with: a failure that recurs
+    with a value the tool also worked with is not that value's fault (book_reservation with
+    flight_type="round_trip" fails when the payment does not add up, and works when it does)."""
+    for session in sessions:
+        for call in tool_calls(session):
+            if not call.ok:
+                continue
+            for key, value in call.args.items():
+                if _blamable(key, value):
+                    marker = "toolok:" + _arg_key(session, call.name, key, value)
+                    if store.cache_get(marker) is None:
+                        store.cache_put(marker, "1", namespace=session.namespace, actor=None)
+
+
 def _failures(session: Session) -> list[tuple[str, str, Any, str, int]]:
     """(tool, arg key, arg value, error text, message index) for unrecovered failures."""
     calls = tool_calls(session)
@@ -43,9 +69,7 @@ def _failures(session: Session) -> list[tuple[str, str, Any, str, int]]:
             continue  # recovered later in the session: retry patterns cover it
         index = call.result_index if call.result_index is not None else call.call_index
         for key, value in call.args.items():
-            if not _SOURCE_KEY.search(key):
-                continue
-            if isinstance(value, str | int | float | bool) and len(str(value)) <= 80:
+            if _blamable(key, value):
                 out.append((call.name, key, value, call.error, index))
     return out
 
@@ -59,11 +83,10 @@ def recurring_failures(
         if s.pattern is ToolPattern.RECURRING_FAILURE
     }
     signals: list[ToolPatternSignal] = []
+    _record_successes(store, sessions)
     for session in sessions:
         for tool, key, value, error, index in _failures(session):
-            cache_key = "toolfail:" + json.dumps(
-                [session.namespace, session.skill, tool, key, value], sort_keys=True
-            )
+            cache_key = "toolfail:" + _arg_key(session, tool, key, value)
             seen: list[str] = json.loads(store.cache_get(cache_key) or "[]")
             if session.conversation_id in seen:
                 continue
@@ -72,6 +95,8 @@ def recurring_failures(
             failed = {key: value}
             if len(seen) < MIN_CONVERSATIONS:
                 continue
+            if store.cache_get("toolok:" + _arg_key(session, tool, key, value)) is not None:
+                continue  # the tool also worked with this value: the failure lies elsewhere
             if (tool, json.dumps(failed, sort_keys=True)) in already:
                 continue
             already.add((tool, json.dumps(failed, sort_keys=True)))

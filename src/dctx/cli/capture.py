@@ -67,6 +67,16 @@ def capture(
             show_default=False,
         ),
     ] = None,
+    speaker_role: Annotated[
+        str | None,
+        typer.Option(
+            "--speaker-role",
+            envvar="DCTX_SPEAKER_ROLE",
+            help="Who the users of sessions that do not say are: operator, end_user or "
+            "reviewer (default: the role policy's, see dctx roles; tau-bench files: end_user).",
+            show_default=False,
+        ),
+    ] = None,
     review: Annotated[
         bool,
         typer.Option(
@@ -107,6 +117,8 @@ def capture(
 
         dctx capture --llm openai:gpt-4o-mini sessions.jsonl
 
+        dctx capture --speaker-role end_user support_chats.jsonl   # customers: no rules
+
         dctx capture --from claude-code                 # all of ~/.claude/projects
 
         dctx capture --from claude-code ~/.claude/projects/-home-ana-src-app
@@ -116,6 +128,8 @@ def capture(
         dctx capture --from aider ~/src                 # every .aider.chat.history.md below
     """
     cfg = c.settings(ctx, db, embedder, namespace)
+    if source is not None and speaker_role is not None:
+        raise ConfigError("--speaker-role is for trace files; a client's transcripts are yours")
     if source is not None:
         capture_from(
             cfg, source, files or [], actor=actor, skill=skill, review=review, llm=llm,
@@ -143,9 +157,14 @@ def capture(
             task = progress.add_task("reading", total=len(files))
             for path in files:
                 progress.update(task, description=f"reading {path.name}")
-                loaded.append(
-                    (path, load_sessions(path, actor=actor, skill=skill, namespace=cfg.namespace))
+                sessions = load_sessions(
+                    path,
+                    actor=actor,
+                    skill=skill,
+                    namespace=cfg.namespace,
+                    speaker_role=speaker_role,
                 )
+                loaded.append((path, sessions))
                 progress.advance(task)
         # every file is parsed and checked before the one capture (and its transaction) starts
         report = mem.capture_sessions([s for _, sessions in loaded for s in sessions])

@@ -5,6 +5,8 @@ input; exit 1: something failed at run time; DCTX_DEBUG=1 shows the traceback).
     dctx demo                                    the whole job on bundled data, offline
     dctx capture sessions.jsonl                  learn rules from trace files
     dctx rules [show|edit|disable|enable|approve|delete|export|import|explain]
+    dctx roles [set|reset]                       who may teach the agent (role policy)
+    dctx review CONV "TEXT" --at N --by NAME     correct a captured transcript after the fact
     dctx inject --actor A --skill S -q QUERY     what a run would be handed
     dctx forget --actor A                        delete everything derived from an actor
     dctx migrate / dctx copy SRC DST             upgrade a schema / move a memory between stores
@@ -22,6 +24,7 @@ import typer
 
 from dctx import __version__
 from dctx.cli import _common as c
+from dctx.cli import roles as roles_cli
 from dctx.cli import rules as rules_cli
 from dctx.cli.capture import capture
 from dctx.cli.copy import copy
@@ -102,6 +105,8 @@ app.command("reembed")(reembed_command)
 app.command("serve")(serve)
 app.command("mcp")(mcp)
 app.add_typer(rules_cli.app, name="rules")
+app.add_typer(roles_cli.app, name="roles")
+app.command("review")(roles_cli.review)
 
 
 def _bench_app() -> typer.Typer:

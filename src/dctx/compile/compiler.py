@@ -58,6 +58,8 @@ class ForeseenChains:
         """Compile every chain now; returns the rules, so their texts can be embedded."""
         out: list[Rule] = []
         for chain in _chains(corrections):
+            if _role_bound(chain):
+                continue  # compiled deterministically (see _compile_chain): no model call
             evs = _chain_evidence(chain)
             rules = self.inner.compile_chain(chain, evs)
             self._answers[_identity(chain)] = (rules, [e.id for e in evs])
@@ -97,6 +99,12 @@ def foreseen_texts(
     if chains is not None:
         rules.extend(chains.foresee(corrections))
     return [t for r in rules for t in (r.text, r.trigger.text or r.text)]
+
+
+def _role_bound(chain: Sequence[CorrectionSignal]) -> bool:
+    """A speaker's role bounds the chain's reach (capture/roles.py): only the deterministic
+    compile enforces it."""
+    return any(s.reach is not None for s in chain)
 
 
 def _identity(chain: Sequence[CorrectionSignal]) -> tuple[int, ...]:
@@ -195,7 +203,10 @@ def _compile_chain(
     evidence: list[Evidence],
     withdrawn: list[str],
 ) -> bool:
-    """Compile a chain with `compiler`; False (nothing done) when it gave up."""
+    """Compile a chain with `compiler`; False (nothing done) when it gave up, or when a
+    speaker's role bounds the chain's reach (the deterministic compile enforces it)."""
+    if _role_bound(chain):
+        return False
     evs = _chain_evidence(chain)
     rules = compiler.compile_chain(chain, evs)
     if rules is None:

@@ -106,6 +106,14 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     shared = bool(SHARED_SCOPE.search(signal.directive)) or (
         bool(SHARED_SCOPE.search(signal.raw)) and not _PERSONAL.search(signal.directive)
     )
+    # the speaker's role may narrow or widen that (capture/roles.py): an end user's words
+    # reach only themselves, and only a preference they stated as their own
+    if signal.reach == "personal":
+        if not _PERSONAL.search(signal.directive):
+            return Compiled()  # not stated as their own preference: nothing, not even evidence
+        shared = False
+    elif signal.reach == "team":
+        shared = True
     directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", signal.directive).strip(" ,:")))
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
     # "From now on, if a company has debt maturing ..., flag it": the framing is kept in

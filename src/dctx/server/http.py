@@ -40,6 +40,8 @@ from dctx.server.schemas import (
     Health,
     Observed,
     ObserveRequest,
+    ReviewRequest,
+    RolePolicyModel,
     RuleFilter,
     RuleOut,
     RunStarted,
@@ -67,6 +69,10 @@ NamespacePath = Annotated[
 RuleIdPath = Annotated[str, Path(min_length=1, max_length=200, description="A rule id.")]
 RunIdPath = Annotated[str, Path(min_length=1, max_length=200, description="A run id.")]
 ActorPath = Annotated[str, Path(min_length=1, max_length=200, pattern=r"\S")]
+SkillQuery = Annotated[
+    str | None,
+    Query(min_length=1, max_length=200, description="A skill; absent: the whole namespace."),
+]
 KeyHeader = Annotated[str | None, Depends(APIKeyHeader(name=API_KEY_HEADER, auto_error=False))]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -183,6 +189,28 @@ def _capture_routes(v1: APIRouter, svc: DctxService) -> None:
     def record_correction(namespace: NamespacePath, body: CorrectionRequest) -> CaptureResponse:
         """Record a correction given live: the query, the agent's answer, the correction."""
         return svc.record_correction(namespace, body)
+
+    @v1.post("/reviews", tags=["capture"])
+    def review(namespace: NamespacePath, body: ReviewRequest) -> CaptureResponse:
+        """A reviewer's correction of a captured conversation, anchored to a message."""
+        return svc.review(namespace, body)
+
+    @v1.get("/roles", tags=["roles"])
+    def role_policy(namespace: NamespacePath, skill: SkillQuery = None) -> RolePolicyModel:
+        """The role policy in force (the skill's, else the namespace's, else the default)."""
+        return svc.role_policy(namespace, skill)
+
+    @v1.put("/roles", tags=["roles"])
+    def set_role_policy(
+        namespace: NamespacePath, body: RolePolicyModel, skill: SkillQuery = None
+    ) -> RolePolicyModel:
+        """Set who may teach what in the namespace, or in one skill (`?skill=`)."""
+        return svc.set_role_policy(namespace, skill, body)
+
+    @v1.delete("/roles", tags=["roles"])
+    def reset_role_policy(namespace: NamespacePath, skill: SkillQuery = None) -> RolePolicyModel:
+        """Remove the policy set there; returns the one in force now."""
+        return svc.set_role_policy(namespace, skill, None)
 
     @v1.delete("/actors/{actor}", tags=["privacy"])
     def forget_actor(namespace: NamespacePath, actor: ActorPath) -> Forgotten:

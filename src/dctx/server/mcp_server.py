@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from dctx import __version__
 from dctx.errors import ConfigError, DctxError, MissingDependencyError
-from dctx.models import RuleStatus
+from dctx.models import RuleStatus, SpeakerRole
 from dctx.server.errors import (
     API_KEY_HEADER,
     AuthError,
@@ -36,6 +36,8 @@ from dctx.server.schemas import (
     GuidanceResponse,
     Name,
     Namespace,
+    ReviewRequest,
+    RolePolicyModel,
     RuleFilter,
     RuleOut,
     Text,
@@ -74,6 +76,13 @@ StatusArg = Annotated[
 ]
 AuthorArg = Annotated[Name | None, Field(description="Only rules this actor taught.")]
 SkillFilterArg = Annotated[Name | None, Field(description="Only rules for this skill.")]
+PolicySkillArg = Annotated[
+    Name | None, Field(description="The skill the policy is for; default: the whole namespace.")
+]
+SpeakerRoleArg = Annotated[
+    SpeakerRole | None,
+    Field(description="Who the user is (operator, end_user, reviewer); default: the policy's."),
+]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -200,6 +209,7 @@ def create_mcp(
         actor: ActorArg = None,
         skill: SkillArg = None,
         namespace: NamespaceArg = None,
+        speaker_role: SpeakerRoleArg = None,
     ) -> CaptureResponse:
         """Keep a correction the user just gave: their query, your answer, and what they said
         to correct it. Returns the rules learned."""
@@ -208,7 +218,12 @@ def create_mcp(
             lambda: service.record_correction(
                 ns(namespace),
                 CorrectionRequest(
-                    actor=a, skill=k, query=query, answer=answer, correction=correction
+                    actor=a,
+                    skill=k,
+                    query=query,
+                    answer=answer,
+                    correction=correction,
+                    speaker_role=speaker_role,
                 ),
             )
         )
@@ -224,6 +239,7 @@ def create_mcp(
         actor: ActorArg = None,
         skill: SkillArg = None,
         namespace: NamespaceArg = None,
+        speaker_role: SpeakerRoleArg = None,
     ) -> CaptureResponse:
         """Learn from a whole conversation. A malformed message writes nothing and the error
         names its index and field."""
@@ -232,10 +248,58 @@ def create_mcp(
             lambda: service.capture(
                 ns(namespace),
                 CaptureRequest(
-                    actor=a, skill=k, messages=messages, conversation_id=conversation_id
+                    actor=a,
+                    skill=k,
+                    messages=messages,
+                    conversation_id=conversation_id,
+                    speaker_role=speaker_role,
                 ),
             )
         )
+
+    @server.tool(title="Review a conversation", annotations=WRITES)
+    def add_review(
+        conversation_id: Annotated[Name, Field(description="The captured conversation.")],
+        message_index: Annotated[
+            int, Field(ge=0, description="Index of the message the review corrects.")
+        ],
+        correction: Annotated[Text, Field(description="What the agent should have done.")],
+        reviewer: Annotated[Name, Field(description="Who reviews.")],
+        namespace: NamespaceArg = None,
+    ) -> CaptureResponse:
+        """A reviewer's correction of a finished, captured conversation, anchored to the
+        message it corrects; it compiles like a correction made in the conversation."""
+        return _call(
+            lambda: service.review(
+                ns(namespace),
+                ReviewRequest(
+                    conversation_id=conversation_id,
+                    message_index=message_index,
+                    correction=correction,
+                    reviewer=reviewer,
+                ),
+            )
+        )
+
+    @server.tool(title="Get the role policy", annotations=READ_ONLY)
+    def get_role_policy(
+        skill: PolicySkillArg = None, namespace: NamespaceArg = None
+    ) -> RolePolicyModel:
+        """Who may teach the agent: the role an unmarked user has and what each role may
+        create (the skill's policy, else the namespace's, else the default: operator)."""
+        return _call(lambda: service.role_policy(ns(namespace), skill))
+
+    @server.tool(title="Set the role policy", annotations=REVERSIBLE)
+    def set_role_policy(
+        policy: Annotated[
+            RolePolicyModel | None,
+            Field(description="The policy; null removes the one set there."),
+        ],
+        skill: PolicySkillArg = None,
+        namespace: NamespaceArg = None,
+    ) -> RolePolicyModel:
+        """Set who may teach what in the namespace or one skill; returns the policy in force."""
+        return _call(lambda: service.set_role_policy(ns(namespace), skill, policy))
 
     @server.tool(title="List rules", annotations=READ_ONLY)
     def list_rules(

@@ -8,8 +8,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
+from dctx.capture.roles import Grant
 from dctx.errors import InvalidIdentifierError
-from dctx.models import RuleStatus
+from dctx.models import RuleStatus, SpeakerRole
 from dctx.validation import DEFAULT_LIMITS, identifier
 
 
@@ -157,6 +158,12 @@ class CaptureRequest(_Request):
     timestamp: datetime | None = Field(
         default=None, description="When it happened (ISO-8601; no zone means UTC). Default: now."
     )
+    speaker_role: SpeakerRole | None = Field(
+        default=None,
+        description="Who the user is: operator, end_user (a customer: creates no rule by "
+        "default) or reviewer. Default: the role policy's (GET /roles); a user message's own "
+        "`speaker_role` key wins.",
+    )
 
 
 class CorrectionRequest(_Request):
@@ -168,6 +175,34 @@ class CorrectionRequest(_Request):
     answer: Text = Field(description="What the agent answered or did.")
     correction: Text = Field(description="What the person said to correct it.")
     conversation_id: Name | None = None
+    speaker_role: SpeakerRole | None = Field(
+        default=None, description="Who the person is; default: the role policy's."
+    )
+
+
+class ReviewRequest(_Request):
+    """A reviewer's correction of a captured conversation, anchored to the message it is
+    about; it compiles like a correction made in the conversation."""
+
+    conversation_id: Name = Field(description="The captured conversation.")
+    message_index: int = Field(ge=0, description="Index of the message the review corrects.")
+    correction: Text = Field(description="What the agent should have done.")
+    reviewer: Name = Field(description="Who reviews.")
+    timestamp: datetime | None = Field(default=None, description="When; default: now.")
+
+
+class RolePolicyModel(_Request):
+    """Who may teach the agent in a namespace or skill. Roles: operator, end_user, reviewer.
+    Grants: rules (in the speaker's scope), team (every actor of the skill), personal (only a
+    preference stated as their own, for them alone), none. Tool lessons are learned from
+    every session whatever the role."""
+
+    default_role: SpeakerRole = Field(
+        default=SpeakerRole.OPERATOR, description="Who an unmarked user turn is."
+    )
+    grants: dict[SpeakerRole, Grant] = Field(
+        default_factory=dict, description="What each role may create; unnamed roles: default."
+    )
 
 
 class CaptureResponse(BaseModel):
@@ -299,6 +334,8 @@ __all__ = [
     "NodeOut",
     "ObserveRequest",
     "Observed",
+    "ReviewRequest",
+    "RolePolicyModel",
     "RuleFilter",
     "RuleOut",
     "RunStarted",

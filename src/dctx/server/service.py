@@ -15,7 +15,7 @@ from typing import Any
 from dctx import __version__
 from dctx.errors import NotFoundError
 from dctx.inject.run import Run
-from dctx.memory import Memory
+from dctx.memory import CaptureReport, Memory
 from dctx.models import Rule, RuleStatus, Unit, to_dict
 from dctx.server.runs import RunRegistry
 from dctx.server.schemas import (
@@ -30,6 +30,8 @@ from dctx.server.schemas import (
     Health,
     Observed,
     ObserveRequest,
+    ReviewRequest,
+    RolePolicyModel,
     RuleFilter,
     RuleOut,
     RunStarted,
@@ -82,17 +84,34 @@ class DctxService:
             conversation_id=req.conversation_id,
             timestamp=req.timestamp,
             namespace=namespace,
+            speaker_role=req.speaker_role,
         )
-        return CaptureResponse(
-            sessions=report.sessions,
-            messages=report.messages,
-            corrections=report.corrections,
-            withdrawals=report.withdrawals,
-            tool_signals=report.tool_signals,
-            added=[_rule(r) for r in report.added],
-            changed=[_rule(r) for r in report.changed],
-            unchanged=report.unchanged,
+        return _capture_response(report)
+
+    def review(self, namespace: str, req: ReviewRequest) -> CaptureResponse:
+        """A reviewer's correction of a captured conversation, anchored to a message."""
+        report = self.memory.add_review(
+            req.conversation_id,
+            req.message_index,
+            req.correction,
+            reviewer=req.reviewer,
+            namespace=namespace,
+            timestamp=req.timestamp,
         )
+        return _capture_response(report)
+
+    # ------------------------------------------------------------------ roles
+    def role_policy(self, namespace: str, skill: str | None) -> RolePolicyModel:
+        policy = self.memory.role_policy(skill=skill, namespace=namespace)
+        return RolePolicyModel.model_validate(policy.to_dict())
+
+    def set_role_policy(
+        self, namespace: str, skill: str | None, req: RolePolicyModel | None
+    ) -> RolePolicyModel:
+        """Set (None: remove) the policy of the namespace or a skill; returns the one in force."""
+        data = None if req is None else req.model_dump(mode="json")
+        policy = self.memory.set_role_policy(data, skill=skill, namespace=namespace)
+        return RolePolicyModel.model_validate(policy.to_dict())
 
     def record_correction(self, namespace: str, req: CorrectionRequest) -> CaptureResponse:
         """A correction given live: captured as the three-turn conversation it was."""
@@ -108,6 +127,7 @@ class DctxService:
                 skill=req.skill,
                 messages=messages,
                 conversation_id=req.conversation_id,
+                speaker_role=req.speaker_role,
             ),
         )
 
@@ -237,6 +257,19 @@ _ACTIONS: dict[str, tuple[RuleStatus, str]] = {
     "approve": (RuleStatus.ACTIVE, "approved in review"),
     "reject": (RuleStatus.DISABLED, "rejected in review"),
 }
+
+
+def _capture_response(report: CaptureReport) -> CaptureResponse:
+    return CaptureResponse(
+        sessions=report.sessions,
+        messages=report.messages,
+        corrections=report.corrections,
+        withdrawals=report.withdrawals,
+        tool_signals=report.tool_signals,
+        added=[_rule(r) for r in report.added],
+        changed=[_rule(r) for r in report.changed],
+        unchanged=report.unchanged,
+    )
 
 
 def _rule(rule: Rule) -> RuleOut:

@@ -27,6 +27,7 @@ from dctx.models import (
     RuleType,
     Scope,
     Session,
+    SpeakerRole,
     ToolCall,
     Trigger,
     TriggerKind,
@@ -167,7 +168,13 @@ def session_from_row(row: Sequence[Any]) -> Session:
     """A Session from (namespace, conversation_id, actor, skill, timestamp, source, messages)."""
     namespace, conversation_id, actor, skill, timestamp, source, messages = row
     parsed = [
-        Message(**{**m, "tool_calls": [ToolCall(**c) for c in m.get("tool_calls", [])]})
+        Message(
+            **{
+                **m,
+                "tool_calls": [ToolCall(**c) for c in m.get("tool_calls", [])],
+                "speaker_role": SpeakerRole(m["speaker_role"]) if m.get("speaker_role") else None,
+            }
+        )
         for m in json.loads(messages)
     ]
     return Session(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -176,6 +176,18 @@ class Store(Protocol):
 
     def put_transcript_file(self, record: TranscriptFile) -> None:
         """Insert or replace the record of one file (joins an open transaction)."""
+        ...
+
+    # --- role policies (who may teach; capture/roles.py) -------------------
+    def role_policies(self, namespace: str) -> dict[str | None, dict[str, Any]]:
+        """The role policies set in a namespace, as JSON, by skill (None: namespace-wide)."""
+        ...
+
+    def put_role_policy(
+        self, namespace: str, skill: str | None, policy: dict[str, Any] | None
+    ) -> None:
+        """Set (or, with None, remove) the policy of a namespace or of one skill in it;
+        drop_namespace removes them too."""
         ...
 
     # --- caches (LLM results by input hash) -------------------------------

@@ -44,6 +44,7 @@ from dctx.models import (
     Session,
     utcnow,
 )
+from dctx.store import _policies as policies
 from dctx.store import _transcripts as transcripts
 from dctx.store import postgres_ops as ops
 from dctx.store._pool import ConnectionPool
@@ -461,7 +462,11 @@ class PostgresStore:
     def drop_namespace(self, namespace: str) -> dict[str, int]:
         with self._writing() as conn:
             ops.lock_namespaces(conn, [namespace])
-            return ops.forget(conn, namespace, None)
+            counts = ops.forget(conn, namespace, None)
+            counts["role_policies"] = conn.execute(
+                "DELETE FROM meta WHERE key LIKE %s", (policies.namespace_prefix(namespace) + "%",)
+            ).rowcount
+            return counts
 
     # --- reads -------------------------------------------------------------------------------
 
@@ -613,6 +618,26 @@ class PostgresStore:
     def put_transcript_file(self, record: TranscriptFile) -> None:
         with self._writing() as conn:
             conn.execute(transcripts.upsert_sql("%s"), transcripts.transcript_row(record))
+
+    # --- role policies -----------------------------------------------------------------------
+
+    def role_policies(self, namespace: str) -> dict[str | None, dict[str, Any]]:
+        prefix = policies.namespace_prefix(namespace)
+        with self._reading(snapshot=False) as conn:
+            rows = conn.execute(
+                "SELECT value FROM meta WHERE key LIKE %s ORDER BY key", (prefix + "%",)
+            ).fetchall()
+        return policies.parse(list(rows))
+
+    def put_role_policy(
+        self, namespace: str, skill: str | None, policy: dict[str, Any] | None
+    ) -> None:
+        key = policies.key(namespace, skill)
+        with self._writing() as conn:
+            if policy is None:
+                conn.execute("DELETE FROM meta WHERE key = %s", (key,))
+            else:
+                ops.set_meta(conn, key, policies.value(namespace, skill, policy))
 
     # --- caches ------------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ from dctx.models import (
     Session,
     utcnow,
 )
+from dctx.store import _policies as policies
 from dctx.store import _transcripts as transcripts
 from dctx.store import sqlite_ops as ops
 from dctx.store._pool import ConnectionPool
@@ -376,6 +377,9 @@ class SQLiteStore:
     def drop_namespace(self, namespace: str) -> dict[str, int]:
         with self._writing() as conn:
             counts = ops.forget(conn, namespace, None)
+            counts["role_policies"] = conn.execute(
+                "DELETE FROM meta WHERE key LIKE ?", (policies.namespace_prefix(namespace) + "%",)
+            ).rowcount
         self._checkpoint()
         return counts
 
@@ -549,6 +553,26 @@ class SQLiteStore:
     def put_transcript_file(self, record: TranscriptFile) -> None:
         with self._writing() as conn:
             conn.execute(transcripts.upsert_sql("?"), transcripts.transcript_row(record))
+
+    # --- role policies -----------------------------------------------------------------------
+
+    def role_policies(self, namespace: str) -> dict[str | None, dict[str, Any]]:
+        prefix = policies.namespace_prefix(namespace)
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT value FROM meta WHERE key LIKE ? ORDER BY key", (prefix + "%",)
+            ).fetchall()
+        return policies.parse(list(rows))
+
+    def put_role_policy(
+        self, namespace: str, skill: str | None, policy: dict[str, Any] | None
+    ) -> None:
+        key = policies.key(namespace, skill)
+        with self._writing() as conn:
+            if policy is None:
+                conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+            else:
+                ops.set_meta(conn, key, policies.value(namespace, skill, policy))
 
     # --- caches ------------------------------------------------------------------------------
 
