@@ -291,7 +291,7 @@ def condition_keywords(cond: str, *, generic: bool = False) -> list[str]:
     if said is not None and condition_keywords(said.group("obj"), generic=generic):
         cond = said.group("obj")
     # a hyphenated compound counts through its parts ("non-payment" -> "payment"), so one
-    # concept does not weigh three keywords in the majority rule of `data_condition_met`
+    # concept does not weigh three keywords in the one-third rule of `data_condition_met`
     parts = re.sub(r"\b\w{1,3}-(?=\w)", " ", cond).replace("-", " ")  # "non-payment" -> "payment"
     return list(
         dict.fromkeys(

@@ -76,7 +76,7 @@ def describe_trigger(rule: Rule) -> str:
             )
         if trig.predicate is not None:
             return f"data: a tool result holds {trig.predicate.describe()} (or the query says so)"
-        return f"data: the query or tool data mention most of the words {trig.keywords}"
+        return f"data: the query or tool data mention the words {trig.keywords}"
     when = f"after {trig.after_tool} returns" if trig.after_tool else "up front"
     return f"tool: before calling {trig.tool} ({when})"
 

@@ -61,9 +61,8 @@ class RunContext:
 
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
     """A DATA trigger fires when its numeric threshold holds on some field, when its predicate
-    holds on some result item, or when most of its keyword stems (at least two of several)
-    appear in what the run has seen; stage 2 adds a semantic match above a calibrated floor
-    for worded conditions (retrieve/engine.py)."""
+    holds on some result item, or when at least a third (and at least one) of its keyword
+    stems appear in what the run has seen."""
     if trigger.numeric is not None:
         return _numeric_met(trigger.numeric, ctx)
     if trigger.excluded:
@@ -72,14 +71,8 @@ def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
         return predicate_met(trigger.predicate, ctx.items, ctx.query_stems)
     if not trigger.keywords:
         return False
-    return keywords_met(trigger.keywords, ctx.stems)
-
-
-def keywords_met(keywords: list[str], seen: set[str]) -> bool:
-    """A worded condition holds when most of its words are seen, and never on one word of
-    several: "a deployment is degraded" needs both, not just "deployment"."""
-    hits = sum(1 for k in keywords if k in seen)
-    return hits * 2 > len(keywords) and hits >= min(2, len(keywords))
+    hits = sum(1 for k in trigger.keywords if k in ctx.stems)
+    return hits >= 1 and hits * 3 >= len(trigger.keywords)
 
 
 def _other_value_seen(trigger: Trigger, ctx: RunContext) -> bool:
