@@ -112,3 +112,23 @@ def test_two_actors_setting_one_parameter_differently_still_conflict(mem: Memory
     )
     rules = {r.actor: r for r in mem.rules(skill="devops")}
     assert rules["dana"].group == rules["lee"].group
+
+
+def test_setting_another_parameter_does_not_supersede(mem: Memory) -> None:
+    """A person's second rule about another parameter of the same command is a second rule,
+    not a replacement of the first ("from now on" lowered the bar for replacing)."""
+    mem.capture(
+        _turn("Always pass --replicas 3 when you deploy web services."),
+        actor="dana",
+        skill="devops",
+        conversation_id="c1",
+    )
+    mem.capture(
+        _turn("From now on, always pass --namespace web when you deploy web services."),
+        actor="dana",
+        skill="devops",
+        conversation_id="c2",
+    )
+    rules = mem.rules(skill="devops")
+    assert len(rules) == 2 and all(r.status.value == "active" for r in rules)
+    assert len({r.group for r in rules}) == 2
