@@ -104,8 +104,8 @@ def condition_text(rule: Rule, ctx: RunContext) -> tuple[bool, str]:
         shown = ", ".join(seen) if seen else "no string field seen yet"
         return met, f"{'met' if met else 'not met'}: {shown}"
     if trig.predicate is not None:
-        seen = f"{len(ctx.items)} result items seen"
-        return met, f"{'met' if met else 'not met'}: {trig.predicate.describe()}? {seen}"
+        items = f"{len(ctx.items)} result items seen"
+        return met, f"{'met' if met else 'not met'}: {trig.predicate.describe()}? {items}"
     hits = [k for k in trig.keywords if k in ctx.stems]
     return met, f"{'met' if met else 'not met'}: seen {hits or 'none'} of {trig.keywords}"
 
