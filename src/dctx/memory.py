@@ -33,6 +33,7 @@ from dctx.compile.admission import DEFAULT_ADMISSION, Admission
 from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
 from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
+from dctx.compile.triggers import parse_trigger
 from dctx.errors import ConfigError, ConflictError, NotFoundError
 from dctx.inject.run import Run
 from dctx.models import (
@@ -43,6 +44,8 @@ from dctx.models import (
     RuleStatus,
     Session,
     SpeakerRole,
+    Trigger,
+    TriggerKind,
     to_dict,
     utcnow,
 )
@@ -586,13 +589,26 @@ class Memory:
             "evidence": [to_dict(e) for e in evidence],
             "trigger_node": to_dict(nodes[0]) if nodes else None,
         }
+        from dctx.inject.why import explain_conflict, explain_run
+
+        if actor is not None:
+            # how the rule's conflict group is resolved for this actor: the winner and why
+            skill_ = skill or rule.scope.skill
+            if not skill_:
+                raise ConfigError("explaining a conflict for an actor needs the skill: skill=...")
+            out["conflict"] = explain_conflict(
+                self.retriever,
+                rule,
+                namespace=rule.scope.namespace,
+                skill=identifier(skill_, "skill", limits=self.limits),
+                actor=identifier(actor, "actor", limits=self.limits),
+            )
         if query is None:
-            if actor is not None or skill is not None or tools is not None or steps:
+            if tools is not None or steps:
                 raise ConfigError("explaining a run needs its query: pass query=...")
             return out
         if not actor or not skill:
             raise ConfigError("explaining a run needs the actor and skill that run it")
-        from dctx.inject.why import explain_run
 
         _, (why,) = explain_run(
             self, [rule], actor=actor, skill=skill, query=query, tools=tools, steps=steps
@@ -626,14 +642,40 @@ class Memory:
     def delete(self, rule_id: str) -> None:
         self.store.delete_rule(self._rule_id(rule_id))
 
-    def edit(self, rule_id: str, text: str) -> Rule:
-        """Replace a rule's text (kept in its history) and re-embed it."""
+    def edit(
+        self, rule_id: str, text: str | None = None, *, trigger: str | Trigger | None = None
+    ) -> Rule:
+        """Replace a rule's text and/or its trigger (both kept in its history) and re-embed it.
+
+        `trigger` is a `Trigger` or a spec as `dctx rules edit --trigger` takes it: 'always',
+        'query: TEXT', 'data: CONDITION' (compiled to a threshold, negated value, predicate
+        over result items, or words that must all be seen) or 'tool: NAME [after OTHER]'.
+        """
         rule = self.store.get_rule(self._rule_id(rule_id))
-        check_text(text, field="text", limits=self.limits)
-        if not text.strip():
-            raise NotFoundError("a rule's text cannot be empty") from None
-        rule.history.append({"at": utcnow(), "event": "edited", "old_text": rule.text})
-        rule.text = text.strip()
+        if text is None and trigger is None:
+            raise ConfigError(f"nothing to change on {rule.id}: pass text=... or trigger=...")
+        if text is not None:
+            check_text(text, field="text", limits=self.limits)
+            if not text.strip():
+                raise ConfigError("a rule's text cannot be empty") from None
+            rule.history.append({"at": utcnow(), "event": "edited", "old_text": rule.text})
+            rule.text = text.strip()
+        if trigger is not None:
+            if isinstance(trigger, str):
+                check_text(trigger, field="trigger", limits=self.limits)
+                trigger = parse_trigger(trigger)
+            new = dataclasses.replace(trigger, node_id=trigger.node_id or rule.trigger.node_id)
+            if new.kind is TriggerKind.ALWAYS and not new.text:
+                new.text = rule.text
+            rule.history.append(
+                {
+                    "at": utcnow(),
+                    "event": "trigger_edited",
+                    "old_trigger": to_dict(rule.trigger),
+                    "new_trigger": to_dict(new),
+                }
+            )
+            rule.trigger = new
         rule.updated_at = utcnow()
         vec = self.embedder.embed([rule.text, rule.trigger.text or rule.text])
         self.store.write(CaptureBatch(rules=[rule], rule_vectors={rule.id: (vec[0], vec[1])}))

@@ -130,6 +130,24 @@ class NumericCondition:
 
 
 @dataclass(slots=True)
+class Predicate:
+    """A data condition compiled to a test over the items (JSON objects) of tool results:
+    some item, named by `terms` (in its keys, the keys leading to it, or its values), whose
+    string field equals one of `values` ("a pod is in CrashLoopBackOff"), or that lacks a
+    field named by `absent` ("a listing has no price"). Never met by a single word."""
+
+    terms: list[str] = field(default_factory=list)  # stems naming the item ("pod")
+    values: list[str] = field(default_factory=list)  # a field equals one of these (any case)
+    absent: list[str] = field(default_factory=list)  # stems of a field the item lacks
+
+    def describe(self) -> str:
+        what = f"an item about {'/'.join(self.terms)}" if self.terms else "an item"
+        if self.values:
+            return f"{what} with a field equal to {' or '.join(self.values)}"
+        return f"{what} without {'/'.join(self.absent)}"
+
+
+@dataclass(slots=True)
 class Trigger:
     """When a rule applies: the paper's precondition node, made explicit."""
 
@@ -140,9 +158,20 @@ class Trigger:
     # DATA: the condition is a negation ("currency isn't USD"): it holds only when a field of
     # the kind these values name holds some other value
     excluded: list[str] = field(default_factory=list)
+    predicate: Predicate | None = None  # DATA: a compiled test over result items
     tool: str | None = None  # TOOL: the tool the rule is about
     after_tool: str | None = None  # TOOL: fire after this tool returns (None: up front)
     node_id: str | None = None  # FORGED_FROM target: the decision node before the mistake
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trigger:
+        trig = dict(data)
+        num = trig.get("numeric")
+        trig["numeric"] = NumericCondition(**num) if num else None
+        pred = trig.get("predicate")
+        trig["predicate"] = Predicate(**pred) if pred else None
+        trig["kind"] = TriggerKind(trig["kind"])
+        return cls(**trig)
 
 
 @dataclass(slots=True)
@@ -194,17 +223,13 @@ class Rule:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rule:
-        trig = dict(data["trigger"])
-        num = trig.get("numeric")
-        trig["numeric"] = NumericCondition(**num) if num else None
-        trig["kind"] = TriggerKind(trig["kind"])
         return cls(
             **{
                 **data,
                 "type": RuleType(data["type"]),
                 "source": RuleSource(data["source"]),
                 "status": RuleStatus(data["status"]),
-                "trigger": Trigger(**trig),
+                "trigger": Trigger.from_dict(data["trigger"]),
                 "scope": Scope(**data["scope"]),
             }
         )

@@ -110,5 +110,17 @@ def test_explain_a_run_needs_its_query(
     cli: Callable[..., Result], captured: list[dict[str, Any]]
 ) -> None:
     rule_id = rule_with(captured, "segment")["id"]
-    result = cli("rules", "explain", rule_id, "--actor", "kenji")
+    result = cli("rules", "explain", rule_id, "--step", STEP_SEGMENTS)
     assert result.exit_code == 2 and "--query" in result.stderr
+    result = cli("rules", "explain", rule_id, "--skill", "financial_analyst")
+    assert result.exit_code == 2 and "--actor" in result.stderr
+
+
+def test_explain_for_an_actor_names_its_conflict_resolution(
+    cli: Callable[..., Result], captured: list[dict[str, Any]]
+) -> None:
+    rule_id = rule_with(captured, "segment")["id"]
+    info = json.loads(cli("rules", "explain", rule_id, "--actor", "kenji", "--json").stdout)
+    assert info["conflict"]["reason"] == "no_conflict" and info["conflict"]["winners"] == [rule_id]
+    text = cli("rules", "explain", rule_id, "--actor", "kenji").stdout
+    assert "Conflict group" in text and "no conflict" in text

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import Result
 
 from cli.conftest import rule_with
@@ -103,6 +104,32 @@ def test_edit_with_empty_text_is_refused(
     result = cli("rules", "edit", captured[0]["id"], "   ")
     assert result.exit_code == 2
     assert "empty" in result.stderr
+
+
+def test_edit_trigger(cli: Callable[..., Result], captured: list[dict[str, Any]]) -> None:
+    rule_id = rule_with(captured, "segment")["id"]
+    spec = "data: a pod is in CrashLoopBackOff"
+    result = cli("rules", "edit", rule_id, "--trigger", spec)
+    assert result.exit_code == 0, result.output
+    assert "CrashLoopBackOff" in result.stdout
+    info = json.loads(cli("rules", "show", rule_id, "--json").stdout)["rule"]
+    assert info["trigger"]["predicate"]["values"] == ["CrashLoopBackOff"]
+    assert info["text"].startswith("Whenever a company reports segments")  # text kept
+    assert info["history"][-1]["event"] == "trigger_edited"
+    assert info["history"][-1]["old_trigger"]["keywords"] == ["segment"]
+
+
+@pytest.mark.parametrize("spec", ["sometimes", "data: the of", "tool: a b c"])
+def test_edit_trigger_refuses_what_it_cannot_check(
+    cli: Callable[..., Result], captured: list[dict[str, Any]], spec: str
+) -> None:
+    rule_id = rule_with(captured, "segment")["id"]
+    result = cli("rules", "edit", rule_id, "--trigger", spec)
+    assert result.exit_code == 2
+    assert "trigger" in result.stderr or "condition" in result.stderr
+    info = json.loads(cli("rules", "show", rule_id, "--json").stdout)["rule"]
+    assert info["trigger"]["keywords"] == ["segment"]
+    assert cli("rules", "edit", rule_id).exit_code == 2  # nothing to change
 
 
 def test_export_import_round_trip(

@@ -75,6 +75,24 @@ def test_capture_then_rules_crud(api: httpx.Client) -> None:
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
 
 
+def test_edit_trigger_and_explain_for_an_actor(api: httpx.Client) -> None:
+    [rule] = _capture(api, "acme", segment_session())["added"]
+    base = f"/v1/acme/rules/{rule['id']}"
+    edited = api.patch(base, json={"trigger": "data: a pod is in CrashLoopBackOff"})
+    assert edited.status_code == 200, edited.text
+    body = edited.json()
+    assert body["text"] == rule["text"]
+    assert body["trigger"]["predicate"]["values"] == ["CrashLoopBackOff"]
+    assert body["history"][-1]["event"] == "trigger_edited"
+    bad = api.patch(base, json={"trigger": "sometimes"})
+    assert bad.status_code == 400 and "always" in bad.json()["error"]["message"]
+    assert api.patch(base, json={}).status_code == 422  # neither text nor trigger
+    assert get_json(api, base)["trigger"]["predicate"]["values"] == ["CrashLoopBackOff"]
+    why = get_json(api, f"{base}/explain", params={"actor": "kenji", "skill": "financial_analyst"})
+    assert why["conflict"]["reason"] == "no_conflict" and why["conflict"]["winners"] == [rule["id"]]
+    assert get_json(api, f"{base}/explain")["conflict"] is None
+
+
 def test_runs_deliver_stage1_then_stage2_once(api: httpx.Client) -> None:
     _capture(api, "acme", segment_session())
     assert api.post("/v1/acme/corrections", json=table_correction()).status_code == 200

@@ -31,6 +31,8 @@ def trigger_short(rule: Rule) -> str:
             return f"data: {'/'.join(num.terms)} {num.op} {num.value:g}"
         if trig.excluded:
             return f"data: {', '.join(trig.keywords) or 'a field'} not {'/'.join(trig.excluded)}"
+        if trig.predicate is not None:
+            return f"data: {trig.text}"
         return f"data: {', '.join(trig.keywords)}"
     return trig.kind.value
 

@@ -250,23 +250,44 @@ def delete(
 def edit(
     ctx: typer.Context,
     rule_id: IdArg,
-    text: Annotated[str, typer.Argument(help="The new rule text (one imperative sentence).")],
+    text: Annotated[
+        str | None,
+        typer.Argument(help="The new rule text (one imperative sentence).", show_default=False),
+    ] = None,
+    trigger: Annotated[
+        str | None,
+        typer.Option(
+            "--trigger",
+            help="The new trigger: 'always', 'query: TEXT', 'data: CONDITION' or "
+            "'tool: NAME [after OTHER]'.",
+            show_default=False,
+        ),
+    ] = None,
     db: c.DbOption = None,
     embedder: c.EmbedderOption = None,
     namespace: c.NamespaceOption = None,
 ) -> None:
-    """Replace a rule's text; the old text is kept in its history.
+    """Replace a rule's text and/or its trigger; the old ones are kept in its history.
 
-    Example:
+    A data condition is compiled as capture compiles one: a threshold, a negated value, a
+    predicate over the items of tool results, or words that must all be seen.
+
+    Examples:
 
         dctx rules edit rule_1a2b3c4d5e6f7a8b "Put company comparisons in a table."
+
+        dctx rules edit rule_1a2b3c4d5e6f7a8b --trigger "data: a pod is in CrashLoopBackOff"
     """
-    if not text.strip():
+    if text is None and trigger is None:
+        raise ConfigError("nothing to change: pass the new text, --trigger SPEC, or both")
+    if text is not None and not text.strip():
         raise ConfigError("the new rule text is empty; pass one imperative sentence")
     cfg = c.settings(ctx, db, embedder, namespace)
     with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
-        rule = mem.edit(rule_id, text)
+        rule = mem.edit(rule_id, text, trigger=trigger)
     c.console().print(f"{rule.id}: RULE: {rule.text}", markup=False)
+    if trigger is not None:
+        c.console().print(f"trigger: {describe_trigger(rule)}", markup=False)
 
 
 @app.command("export")
@@ -354,14 +375,18 @@ def explain(
     embedder: c.EmbedderOption = None,
     namespace: c.NamespaceOption = None,
 ) -> None:
-    """Explain a rule: where it came from (as `rules show`) and, given a run (-q, --actor,
-    --skill), why it would or would not fire in it: scope, trigger kind, condition,
-    similarity against the floor, at every decision point. --json prints what
-    `Memory.explain` returns (the run's part under "run").
+    """Explain a rule: where it came from (as `rules show`); given --actor, how its conflict
+    group is resolved for that actor (which rule wins and why: own rule, majority, abstain);
+    and, given a run (-q, --actor, --skill), why it would or would not fire in it: scope,
+    trigger kind, condition, similarity against the floor, at every decision point. --json
+    prints what `Memory.explain` returns (the run's part under "run", the group's under
+    "conflict").
 
     Examples:
 
         dctx rules explain RULE_ID
+
+        dctx rules explain RULE_ID --actor kenji --skill financial_analyst
 
         dctx rules explain RULE_ID -q "Summarize Beta's growth" --actor kenji
         --skill financial_analyst
@@ -371,8 +396,10 @@ def explain(
         --step 'get_segments {"company": "Beta"} {"segments": [{"name": "Cloud"}]}'
     """
     steps = [parse_step(s, i) for i, s in enumerate(step or [], start=1)]
-    if query is None and (actor or skill or tools or steps):
+    if query is None and (tools or steps):
         raise c.fail("explaining a run needs its query: add -q/--query (and --actor, --skill)")
+    if query is None and skill and not actor:
+        raise c.fail("explaining a conflict needs the actor it is resolved for: add --actor")
     if query is not None and not (actor and skill):
         raise c.fail("explaining a run needs --actor and --skill as well as --query")
     cfg = c.settings(ctx, db, embedder, namespace)
@@ -389,6 +416,12 @@ def explain(
         c.print_json(info)
         return
     _print_provenance(info)
+    if "conflict" in info:
+        c.console().print(
+            Text("Conflict group ", style="bold")
+            + Text(f"{info['conflict']['group']} for {info['conflict']['actor']}: ")
+            + Text(info["conflict"]["summary"])
+        )
     if "run" in info:
         run = dict(info["run"])
         points = [PointCheck(**p) for p in run.pop("points")]

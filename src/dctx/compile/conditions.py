@@ -215,10 +215,7 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             continue  # "only ticket once I've said which one": a step of the procedure
         if not leading and kw == "if" and _ASKS_WHETHER.search(main):
             continue  # "say if they clear 40": an embedded question, not a condition
-        numeric = parse_numeric(cond)
-        negated = _NEGATED_VALUE.search(cond) if numeric is None else None
-        excluded = [negated.group("val") or negated.group("val2")] if negated else []
-        keywords = [] if numeric else condition_keywords(_NEGATED_VALUE.sub(" ", cond))
+        keywords, numeric, excluded = condition_parts(cond)
         if not keywords and numeric is None and not excluded:
             continue
         return Condition(
@@ -239,6 +236,17 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
         # under 150 words" is a command whose object happens to hold a number
         return Condition(text, text, "", [], numeric)
     return None
+
+
+def condition_parts(cond: str) -> tuple[list[str], NumericCondition | None, list[str]]:
+    """What a condition alone tests ("runway is under 12 months", "the currency isn't USD"):
+    its keyword stems, numeric threshold and excluded values, as `split_condition` reads
+    them from a directive's condition clause."""
+    numeric = parse_numeric(cond)
+    negated = _NEGATED_VALUE.search(cond) if numeric is None else None
+    excluded = [negated.group("val") or negated.group("val2")] if negated else []
+    keywords = [] if numeric else condition_keywords(_NEGATED_VALUE.sub(" ", cond))
+    return keywords, numeric, excluded
 
 
 def class_subject(text: str) -> Condition | None:

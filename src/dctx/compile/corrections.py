@@ -22,9 +22,11 @@ from dctx.compile.phrasing import (
     rule_type,
     split_directives,
 )
+from dctx.compile.predicates import compile_predicate
 from dctx.models import (
     Evidence,
     EvidenceKind,
+    Predicate,
     Rule,
     RuleSource,
     RuleType,
@@ -174,7 +176,13 @@ def _build_rule(
     ev: Evidence,
 ) -> Rule | None:
     ctx = signal.ctx
+    predicate = _predicate(cond)
     subject = _specific_subject(signal, main, cond)
+    # "when a pod is in CrashLoopBackOff": a name that is a value of the predicate states the
+    # state of a kind of item; it is neither the subject nor generalized away
+    values = {v.lower() for v in predicate.values} if predicate and predicate.terms else set()
+    if subject is not None and subject.lower() in values:
+        subject = None
     body = imperative(main)
     if not body or len(content_stems(body, drop_generic=True)) < 2:
         return None  # "make it better": no behavior named, nothing to apply elsewhere
@@ -182,14 +190,16 @@ def _build_rule(
     if cond is not None and cond.qualifier:
         qualifiers.append(cond.qualifier)
     if subject is None:
-        body = _generalize(body, signal)
-        qualifiers = [_generalize(q, signal) for q in qualifiers]
+        body = _generalize(body, signal, keep=values)
+        qualifiers = [_generalize(q, signal, keep=values) for q in qualifiers]
     text = body
     if qualifiers:
         qual = qualifiers[0]
         text = f"{qual[0].upper()}{qual[1:]}, {_lower_first(body)}"
     rtype = rule_type(body)
     trigger = _trigger(signal, body, cond, subject, rtype)
+    if trigger.kind is TriggerKind.DATA and trigger.text == (cond.text if cond else None):
+        trigger.predicate = predicate
     scope = Scope(
         namespace=ctx.namespace,
         skill=ctx.skill,
@@ -214,6 +224,14 @@ def _build_rule(
     )
 
 
+def _predicate(cond: Condition | None) -> Predicate | None:
+    """The predicate over result items a plain condition compiles to (compile/predicates.py);
+    thresholds and negated values have their own tests."""
+    if cond is None or cond.numeric is not None or cond.excluded:
+        return None
+    return compile_predicate(cond.text, cond.keywords)
+
+
 def _specific_subject(signal: CorrectionSignal, main: str, cond: Condition | None) -> str | None:
     """The subject a rule is about, when the user scoped it to one subject. Names match with
     their case: "the order currency" does not name a subject called "Order KA"."""
@@ -234,9 +252,14 @@ def _specific_subject(signal: CorrectionSignal, main: str, cond: Condition | Non
     return None
 
 
-def _generalize(text: str, signal: CorrectionSignal) -> str:
-    """Replace the seed subject's names with a generic term ("Acme's" -> "the company's")."""
+def _generalize(
+    text: str, signal: CorrectionSignal, keep: set[str] | frozenset[str] = frozenset()
+) -> str:
+    """Replace the seed subject's names with a generic term ("Acme's" -> "the company's"),
+    except names in `keep` (lower-cased): values a condition tests."""
     for subject in sorted(signal.subjects, key=len, reverse=True):
+        if subject.lower() in keep:
+            continue
         key = signal.subject_keys.get(subject, "")
         if not key and re.fullmatch(r"[A-Z][a-z]+", subject):
             continue  # one capitalized word seen only in text ("Gold members"): maybe no name

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dctx.models import NumericCondition, Rule, RuleType, Trigger, TriggerKind, utcnow
+from dctx.models import Rule, RuleType, Trigger, utcnow
 
 
 def _agreements(rule: Rule, leaving: str) -> list[dict[str, Any]]:
@@ -27,11 +27,7 @@ def _agreements(rule: Rule, leaving: str) -> list[dict[str, Any]]:
 
 
 def _trigger(data: dict[str, Any]) -> Trigger:
-    trig = dict(data)
-    num = trig.get("numeric")
-    trig["numeric"] = NumericCondition(**num) if num else None
-    trig["kind"] = TriggerKind(trig["kind"])
-    return Trigger(**trig)
+    return Trigger.from_dict(data)
 
 
 def hand_over(rule: Rule, leaving: str) -> Rule | None:

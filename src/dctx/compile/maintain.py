@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings
+from dctx.compile.behaviour import contradicts, different_slots
 from dctx.models import Evidence, Rule, RuleSource, RuleStatus, Scope, to_dict, utcnow
 from dctx.providers.base import Embedder, Vector
 from dctx.text import content_stems, words
@@ -117,16 +118,19 @@ class Rulebook:
             best is not None and _names_old_behavior(best, rule, raw)
         )
         threshold = SAME_TOPIC_WITH_CUE if cue else SAME_TOPIC
-        if best is not None and sim >= threshold:
-            rule.group = best.group
+        if best is not None and sim >= threshold and not different_slots(best, rule):
             same_turn = bool(set(best.evidence_ids) & set(rule.evidence_ids)) or (
                 bool(raw) and self._turn.get(best.id) == (rule.conversation_id, raw)
             )
             if same_turn:
                 rule.group = f"{best.group}+{rule.id}"  # one turn's rules never replace each other
             elif best.actor == rule.actor and best.scope.subject == rule.scope.subject:
+                rule.group = best.group
                 self._supersede(best, rule)
-            else:
+            elif contradicts(best, rule, sim, contrasted=_contrasts(best, rule, raw)):
+                # another person's rule for the same slot with another value: resolved per
+                # querying actor at injection (retrieve/conflicts.py)
+                rule.group = best.group
                 self.result.log.append(f"conflict group {best.group}: {best.id} vs {rule.id}")
         elif raw and _NAMES_REPLACEMENT.search(raw):
             named = self._named_in_turn(rule, raw)
@@ -362,6 +366,12 @@ def _names_old_behavior(old: Rule, new: Rule, raw: str) -> bool:
         content_stems(new.text, drop_generic=True)
     )
     return bool(dropped & set(content_stems(raw, drop_generic=True)))
+
+
+def _contrasts(old: Rule, new: Rule, raw: str) -> bool:
+    """The newer rule's turn says what it replaces: a contrast cue, or it names what the
+    older rule asks for and the new one drops."""
+    return bool(raw and _NAMES_REPLACEMENT.search(raw)) or _names_old_behavior(old, new, raw)
 
 
 def _lexical_topic(a: str, b: str) -> bool:

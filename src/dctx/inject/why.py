@@ -18,6 +18,7 @@ import numpy as np
 from dctx.capture.subjects import mask_names
 from dctx.inject.run import Run
 from dctx.models import Rule, RuleStatus, TriggerKind
+from dctx.retrieve.conflicts import Decision
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.engine import Retriever
 
@@ -51,6 +52,7 @@ class Explanation:
     points: list[PointCheck] = field(default_factory=list)
     delivered_at: int | None = None
     verdict: str = ""
+    conflict: dict[str, Any] | None = None  # its group's resolution for this actor
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,6 +74,8 @@ def describe_trigger(rule: Rule) -> str:
                 f"data: a field about {trig.keywords or 'the same kind of value'} holds a value "
                 f"other than {trig.excluded}"
             )
+        if trig.predicate is not None:
+            return f"data: a tool result holds {trig.predicate.describe()} (or the query says so)"
         return f"data: the query or tool data mention the words {trig.keywords}"
     when = f"after {trig.after_tool} returns" if trig.after_tool else "up front"
     return f"tool: before calling {trig.tool} ({when})"
@@ -99,6 +103,9 @@ def condition_text(rule: Rule, ctx: RunContext) -> tuple[bool, str]:
         seen = [f"{'.'.join(sorted(p))}={v}" for p, v in ctx.strings[-6:]]
         shown = ", ".join(seen) if seen else "no string field seen yet"
         return met, f"{'met' if met else 'not met'}: {shown}"
+    if trig.predicate is not None:
+        items = f"{len(ctx.items)} result items seen"
+        return met, f"{'met' if met else 'not met'}: {trig.predicate.describe()}? {items}"
     hits = [k for k in trig.keywords if k in ctx.stems]
     return met, f"{'met' if met else 'not met'}: seen {hits or 'none'} of {trig.keywords}"
 
@@ -119,7 +126,13 @@ class _Vectors:
 
 
 def check_point(
-    run: Run, rule: Rule, *, dp: int, delivered_before: set[str], retrieved: set[str]
+    run: Run,
+    rule: Rule,
+    *,
+    dp: int,
+    delivered_before: set[str],
+    retrieved: set[str],
+    lost: str | None = None,
 ) -> PointCheck:
     """Check `rule` at the run's current decision point (call right after start / observe)."""
     ctx = run.ctx
@@ -154,7 +167,7 @@ def check_point(
         check.eligible, check.condition = condition_text(rule, ctx)
     else:
         _query_check(check, run, rule, dp)
-    check.outcome = _outcome(check, rule, delivered_before)
+    check.outcome = _outcome(check, rule, delivered_before, lost)
     return check
 
 
@@ -188,7 +201,9 @@ def _query_check(check: PointCheck, run: Run, rule: Rule, dp: int) -> None:
         check.condition += " (passes as a conditional rule whose condition the query meets)"
 
 
-def _outcome(check: PointCheck, rule: Rule, delivered_before: set[str]) -> str:
+def _outcome(
+    check: PointCheck, rule: Rule, delivered_before: set[str], lost: str | None = None
+) -> str:
     check.status = "silent"
     if rule.id in delivered_before:
         check.status = "already delivered"
@@ -199,10 +214,9 @@ def _outcome(check: PointCheck, rule: Rule, delivered_before: set[str]) -> str:
     if not check.eligible:
         return f"silent: {check.condition}"
     if not check.retrieved:
-        return (
-            "silent: trigger passed, but the rule lost conflict resolution within its group "
-            "or was outranked by other query matches (top-k)"
-        )
+        if lost is not None:
+            return f"silent: trigger passed, but {lost}"
+        return "silent: trigger passed, but it was outranked by other query matches (top-k)"
     return "silent: trigger passed, but the token budget was already used up"
 
 
@@ -223,13 +237,17 @@ def explain_run(
     out = [_explanation(rule, ns, skill=skill, actor=actor) for rule in rules]
     run: Run = mem.start(actor=actor, skill=skill, query=query, tools=tools, namespace=ns)
     retriever: Retriever = run.retriever
+    losses: list[str | None] = []
+    for rule, expl in zip(rules, out, strict=True):
+        expl.conflict = explain_conflict(retriever, rule, namespace=ns, skill=skill, actor=actor)
+        losses.append(expl.conflict["summary"] if expl.conflict["lost"] else None)
     query_vec = run.embedder.embed([query])[0]
     found = retriever.stage1(
         ns, skill=skill, actor=actor, ctx=run.ctx, query_vec=query_vec, tools=run.tools
     )
-    for rule, expl in zip(rules, out, strict=True):
+    for rule, expl, lost in zip(rules, out, losses, strict=True):
         expl.points.append(
-            check_point(run, rule, dp=0, delivered_before=set(), retrieved=_ids(found))
+            check_point(run, rule, dp=0, delivered_before=set(), retrieved=_ids(found), lost=lost)
         )
     for call, result in steps:
         before = {d.rule.id for d in run.deliveries}
@@ -238,7 +256,7 @@ def explain_run(
         found = retriever.stage2(
             ns, skill=skill, actor=actor, ctx=run.ctx, step_vec=step_vec, delivered=before
         )
-        for rule, expl in zip(rules, out, strict=True):
+        for rule, expl, lost in zip(rules, out, losses, strict=True):
             expl.points.append(
                 check_point(
                     run,
@@ -246,11 +264,46 @@ def explain_run(
                     dp=run.decision_point,
                     delivered_before=before,
                     retrieved=_ids(found),
+                    lost=lost,
                 )
             )
     for rule, expl in zip(rules, out, strict=True):
         _finish(expl, rule)
     return run, out
+
+
+_REASONS = {
+    "own_rule": "{actor}'s own rule wins in its group",
+    "majority": "the rule with the most support wins in its group ({support})",
+    "abstain": "no rule of its group has a majority ({support}), so none is delivered",
+}
+
+
+def explain_conflict(
+    retriever: Retriever, rule: Rule, *, namespace: str, skill: str, actor: str
+) -> dict[str, Any]:
+    """How the rule's conflict group is resolved for `actor`: the winner and why (own rule,
+    majority, abstain), or that there is no conflict. `lost` is True when the rule is a member
+    the resolution keeps out."""
+    decision: Decision = retriever.conflict(namespace, rule.group, skill=skill, actor=actor)
+    texts = {r.id: r for r in retriever.snapshot(namespace).index.rules}
+    lost = rule.id in decision.members and rule.id not in decision.winners
+    out: dict[str, Any] = {
+        **decision.to_dict(),
+        "winner_texts": [texts[w].text for w in decision.winners if w in texts],
+        "lost": lost,
+    }
+    if decision.reason == "no_conflict":
+        out["summary"] = "no conflict: no other actor's rule governs the same behaviour"
+        return out
+    support = ", ".join(f"{texts[m].actor}: {n}" for m, n in decision.support.items() if m in texts)
+    why = _REASONS[decision.reason].format(actor=actor, support=support)
+    if decision.winners:
+        won = "; ".join(f"{w} ({texts[w].text!r} by {texts[w].actor})" for w in decision.winners)
+        out["summary"] = f"{'lost' if lost else 'won'}: {why}: {won}"
+    else:
+        out["summary"] = f"lost: {why}"
+    return out
 
 
 def _explanation(rule: Rule, namespace: str, *, skill: str, actor: str) -> Explanation:

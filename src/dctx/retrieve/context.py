@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dctx.models import NumericCondition, Trigger
+from dctx.retrieve.items import Item, predicate_met, result_items
 from dctx.text import content_stems, flatten_json_text, json_fields, stem
 
 
@@ -22,11 +23,15 @@ class RunContext:
     strings: list[tuple[set[str], str]] = field(default_factory=list)  # short string fields
     tools_called: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)  # objects of JSON results (predicates)
+    query_stems: set[str] = field(default_factory=set)
+    last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
 
     @classmethod
     def start(cls, query: str) -> RunContext:
         ctx = cls(query=query)
         ctx.stems.update(content_stems(query))
+        ctx.query_stems.update(ctx.stems)
         return ctx
 
     def add_step(self, tool: str, arguments: dict[str, Any], result: str) -> str:
@@ -40,6 +45,14 @@ class RunContext:
                 self.numbers.append((terms, value))
             elif len(value) <= 40:
                 self.strings.append((terms, value.strip()))
+        try:
+            data = json.loads(result)
+        except ValueError:
+            data = None
+        self.last_structured = isinstance(data, dict | list)
+        if self.last_structured:
+            called = frozenset(content_stems(f"{tool} {flatten_json_text(args)}"))
+            self.items.extend(result_items(data, called))
         self.tools_called.append(tool)
         step = f"call {tool}({args}) -> {result[:1500]}"
         self.steps.append(step)
@@ -47,12 +60,15 @@ class RunContext:
 
 
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
-    """A DATA trigger fires when its numeric threshold holds on some field, or when at least
-    a third (and at least one) of its keyword stems appear in what the run has seen."""
+    """A DATA trigger fires when its numeric threshold holds on some field, when its predicate
+    holds on some result item, or when at least a third (and at least one) of its keyword
+    stems appear in what the run has seen."""
     if trigger.numeric is not None:
         return _numeric_met(trigger.numeric, ctx)
     if trigger.excluded:
         return _other_value_seen(trigger, ctx)
+    if trigger.predicate is not None:
+        return predicate_met(trigger.predicate, ctx.items, ctx.query_stems)
     if not trigger.keywords:
         return False
     hits = sum(1 for k in trigger.keywords if k in ctx.stems)

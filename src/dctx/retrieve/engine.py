@@ -16,7 +16,7 @@ import numpy as np
 
 from dctx.models import Rule, RuleStatus, TriggerKind
 from dctx.providers.base import Embedder, Vector
-from dctx.retrieve.conflicts import resolve_conflicts
+from dctx.retrieve.conflicts import Decision, decide, resolve_conflicts
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.fusion import rrf
 from dctx.store.base import RuleIndex, Store
@@ -217,6 +217,17 @@ class Retriever:
             if len(view.groups[rules[i].group]) == 1 or rules[i].id in winners
         ]
 
+    def conflict(self, namespace: str, group: str, *, skill: str, actor: str) -> Decision:
+        """How `group` is resolved for `actor`: its members that actor can see, the winner,
+        and why (own rule, majority, abstain; or no conflict)."""
+        snap = self.snapshot(namespace)
+        view = self.view(snap, skill=skill, actor=actor)
+        rules = snap.index.rules
+        members = [rules[i] for i in view.groups.get(group, [])]
+        if not members:
+            return Decision(group, actor, "no_conflict")
+        return decide(members, actor)
+
     # ------------------------------------------------------------------ stage 1
     def stage1(
         self,
@@ -302,7 +313,14 @@ class Retriever:
             # what the condition says in other words
             met = set(chosen)
             rest = np.array(
-                [i for i in view.data_worded if i not in met and rules[i].id not in delivered],
+                [
+                    i
+                    for i in view.data_worded
+                    if i not in met
+                    and rules[i].id not in delivered
+                    # a predicate is judged on structured data, never by resemblance to it
+                    and not (ctx.last_structured and rules[i].trigger.predicate is not None)
+                ],
                 dtype=np.int64,
             )
             if rest.size:

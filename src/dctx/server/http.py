@@ -256,7 +256,7 @@ def _rule_routes(v1: APIRouter, svc: DctxService) -> None:
 
     @v1.patch("/rules/{rule_id}", tags=["rules"])
     def edit_rule(namespace: NamespacePath, rule_id: RuleIdPath, body: EditRequest) -> RuleOut:
-        """Replace a rule's text (the old text stays in its history)."""
+        """Replace a rule's text and/or trigger (the old ones stay in its history)."""
         return svc.edit_rule(namespace, rule_id, body)
 
     @v1.delete("/rules/{rule_id}", tags=["rules"], status_code=204)
@@ -265,9 +265,15 @@ def _rule_routes(v1: APIRouter, svc: DctxService) -> None:
         return Response(status_code=204)
 
     @v1.get("/rules/{rule_id}/explain", tags=["rules"])
-    def explain(namespace: NamespacePath, rule_id: RuleIdPath) -> Explanation:
-        """Provenance: who said what, when, in which session and message."""
-        return svc.explain(namespace, rule_id)
+    def explain(
+        namespace: NamespacePath,
+        rule_id: RuleIdPath,
+        actor: Annotated[str | None, Query(description="Resolve its conflict group for.")] = None,
+        skill: Annotated[str | None, Query(description="The actor's skill.")] = None,
+    ) -> Explanation:
+        """Provenance: who said what, when, in which session and message; with `actor`, how
+        the rule's conflict group is resolved for that actor (winner and why)."""
+        return svc.explain(namespace, rule_id, actor, skill)
 
     for action in ("disable", "enable", "approve", "reject"):
         _status_route(v1, svc, action)

@@ -6,7 +6,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 from dctx.capture.roles import Grant
 from dctx.errors import InvalidIdentifierError
@@ -77,11 +84,20 @@ class NumericOut(BaseModel):
     value: float
 
 
+class PredicateOut(BaseModel):
+    """A data condition compiled to a test over the items of tool results."""
+
+    terms: list[str]
+    values: list[str]
+    absent: list[str]
+
+
 class TriggerOut(BaseModel):
     kind: str
     text: str
     keywords: list[str]
     numeric: NumericOut | None
+    predicate: PredicateOut | None = None
     tool: str | None
     after_tool: str | None
     node_id: str | None
@@ -294,7 +310,35 @@ class RuleFilter(_Request):
 
 
 class EditRequest(_Request):
-    text: Text = Field(description="The rule's new text: one imperative sentence.")
+    """A person's fix of a rule: its text, its trigger, or both."""
+
+    text: Text | None = Field(None, description="The rule's new text: one imperative sentence.")
+    trigger: Text | None = Field(
+        None,
+        description="The new trigger: 'always', 'query: TEXT', 'data: CONDITION' or "
+        "'tool: NAME [after OTHER]'. A data condition is compiled to a threshold, a negated "
+        "value, a predicate over result items, or words that must all be seen.",
+    )
+
+    @model_validator(mode="after")
+    def _something(self) -> EditRequest:
+        if self.text is None and self.trigger is None:
+            raise ValueError("pass the new 'text', the new 'trigger', or both")
+        return self
+
+
+class ConflictOut(BaseModel):
+    """A conflict group resolved for one actor: which rule wins, and why."""
+
+    group: str
+    actor: str
+    reason: Literal["no_conflict", "own_rule", "majority", "abstain"]
+    winners: list[str]
+    winner_texts: list[str]
+    members: list[str]
+    support: dict[str, int]
+    lost: bool = Field(description="The explained rule is a member kept out for this actor.")
+    summary: str
 
 
 class Explanation(BaseModel):
@@ -303,6 +347,9 @@ class Explanation(BaseModel):
     rule: RuleOut
     evidence: list[EvidenceOut]
     trigger_node: NodeOut | None
+    conflict: ConflictOut | None = Field(
+        None, description="With ?actor=: how the rule's conflict group is resolved for them."
+    )
 
 
 class Forgotten(BaseModel):

@@ -215,7 +215,7 @@ class DctxService:
 
     def edit_rule(self, namespace: str, rule_id: str, req: EditRequest) -> RuleOut:
         self._owned(namespace, rule_id)
-        return _rule(self.memory.edit(rule_id, req.text))
+        return _rule(self.memory.edit(rule_id, req.text, trigger=req.trigger))
 
     def set_status(self, namespace: str, rule_id: str, action: str) -> RuleOut:
         """disable, enable, approve or reject a rule."""
@@ -229,9 +229,11 @@ class DctxService:
         self._owned(namespace, rule_id)
         self.memory.delete(rule_id)
 
-    def explain(self, namespace: str, rule_id: str) -> Explanation:
+    def explain(
+        self, namespace: str, rule_id: str, actor: str | None = None, skill: str | None = None
+    ) -> Explanation:
         self._owned(namespace, rule_id)
-        return Explanation.model_validate(self.memory.explain(rule_id))
+        return Explanation.model_validate(self.memory.explain(rule_id, actor=actor, skill=skill))
 
     def forget_actor(self, namespace: str, actor: str) -> Forgotten:
         deleted = self.memory.forget_actor(actor, namespace=namespace)

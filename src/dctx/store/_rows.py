@@ -21,6 +21,7 @@ from dctx.errors import StoreError
 from dctx.models import (
     Message,
     NumericCondition,
+    Predicate,
     Rule,
     RuleSource,
     RuleStatus,
@@ -145,6 +146,8 @@ def _build(row: Sequence[Any], rest: dict[str, Any]) -> Rule:
     numeric = trig.get("numeric")
     trig["kind"] = _KINDS[trig["kind"]]
     trig["numeric"] = NumericCondition(**numeric) if numeric else None
+    predicate = trig.get("predicate")
+    trig["predicate"] = Predicate(**predicate) if predicate else None  # absent before 2026-12
     return Rule(
         id=rule_id,
         text=text,
