@@ -33,10 +33,13 @@ from dctx.models import (
     Evidence,
     EvidenceKind,
     Rule,
+    RuleEvent,
+    RuleEventKind,
     RuleStatus,
     Session,
     utcnow,
 )
+from dctx.store import _events as events
 from dctx.store import _transcripts as transcripts
 from dctx.store import sqlite_ops as ops
 from dctx.store._pool import ConnectionPool
@@ -365,6 +368,7 @@ class SQLiteStore:
             conn.execute("DELETE FROM rules WHERE id = ?", (rule_id,))
             conn.execute("DELETE FROM vectors WHERE owner = ?", (rule_id,))
             conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (rule_id, rule_id))
+            conn.execute("DELETE FROM rule_events WHERE rule_id = ?", (rule_id,))
             ops.bump_generations(conn, namespaces)
 
     def forget_actor(self, namespace: str, actor: str) -> dict[str, int]:
@@ -549,6 +553,35 @@ class SQLiteStore:
     def put_transcript_file(self, record: TranscriptFile) -> None:
         with self._writing() as conn:
             conn.execute(transcripts.upsert_sql("?"), transcripts.transcript_row(record))
+
+    # --- rule events ---------------------------------------------------------------------------
+
+    def add_rule_events(self, records: Sequence[RuleEvent]) -> None:
+        if not records:
+            return
+        rows = [events.event_row(e) for e in records]
+        with self._writing() as conn:
+            conn.executemany(events.insert_sql("?"), rows)
+
+    def rule_events(
+        self,
+        namespace: str,
+        *,
+        rule_ids: Sequence[str] | None = None,
+        runs: Sequence[str] | None = None,
+        kinds: Sequence[RuleEventKind] | None = None,
+    ) -> list[RuleEvent]:
+        sql, params = events.select_sql(
+            "?", _IN, namespace, rule_ids=rule_ids, runs=runs, kinds=kinds, as_list=ops.json_list
+        )
+        with self._reading() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        return [events.event_from_row(r) for r in rows]
+
+    def rule_event_tally(self, namespace: str) -> dict[str, dict[RuleEventKind, tuple[int, str]]]:
+        with self._reading() as conn:
+            rows = conn.execute(events.summary_sql("?"), (namespace,)).fetchall()
+        return events.tally(rows)
 
     # --- caches ------------------------------------------------------------------------------
 
