@@ -38,8 +38,11 @@ TOOLS = {
     "approve_rule",
     "delete_rule",
     "forget_actor",
+    "rule_outcomes",
+    "rulebook_health",
 }
-READ_ONLY = {"get_guidance", "list_rules", "search_rules", "explain_rule"}
+# get_guidance records which rules it gave a conversation, when given its id
+READ_ONLY = {"list_rules", "search_rules", "explain_rule", "rule_outcomes", "rulebook_health"}
 DESTRUCTIVE = {"forget_actor", "delete_rule"}
 
 

@@ -40,6 +40,8 @@ from dctx.server.schemas import (
     Health,
     Observed,
     ObserveRequest,
+    RulebookHealth,
+    RuleEventOut,
     RuleFilter,
     RuleOut,
     RunStarted,
@@ -238,8 +240,22 @@ def _rule_routes(v1: APIRouter, svc: DctxService) -> None:
 
     @v1.get("/rules/{rule_id}/explain", tags=["rules"])
     def explain(namespace: NamespacePath, rule_id: RuleIdPath) -> Explanation:
-        """Provenance: who said what, when, in which session and message."""
+        """Provenance: who said what, when, in which session and message; and outcomes."""
         return svc.explain(namespace, rule_id)
+
+    @v1.get("/rules/{rule_id}/outcomes", tags=["rules"])
+    def outcomes(namespace: NamespacePath, rule_id: RuleIdPath) -> list[RuleEventOut]:
+        """How the rule did: deliveries, guards, recurrences, contradictions, status changes."""
+        return svc.outcomes(namespace, rule_id)
+
+    @v1.get("/health", tags=["rules"])
+    def rulebook_health(
+        namespace: NamespacePath,
+        days: Annotated[int | None, Query(ge=1, le=36_500)] = None,
+    ) -> RulebookHealth:
+        """The rulebook on one screen: counts per status, flagged, never triggered, stale,
+        duplicates (`dctx health`)."""
+        return svc.rulebook_health(namespace, days)
 
     for action in ("disable", "enable", "approve"):
         _status_route(v1, svc, action)
