@@ -124,6 +124,21 @@ async def _exercise(client: Client, db: Path) -> None:
     why = (await client.call_tool("explain_rule", {"rule_id": seg_rule["id"]})).structured_content
     assert why is not None and why["evidence"][0]["conversation_id"] == "kenji-growth"
 
+    # outcome tracking: only guidance for a named conversation records what it gave
+    table_id = {"rule_id": table_rule["id"]}
+    none = (await client.call_tool("rule_outcomes", table_id)).structured_content
+    assert none is not None and none["result"] == []
+    await client.call_tool("get_guidance", {**query, "conversation_id": "kenji-mcp"})
+    events = (await client.call_tool("rule_outcomes", table_id)).structured_content
+    assert events is not None
+    assert [(e["kind"], e["conversation_id"]) for e in events["result"]] == [
+        ("delivered", "kenji-mcp")
+    ]
+    health = (await client.call_tool("rulebook_health", {})).structured_content
+    assert health is not None and health["delivered"] == 1 and health["counts"]["active"] == 2
+    flagged = (await client.call_tool("list_rules", {"flagged": True})).structured_content
+    assert flagged is not None and flagged["result"] == []
+
     # errors: typed, no traceback, nothing written
     store = SQLiteStore(db)
     before = store.count_rows()
