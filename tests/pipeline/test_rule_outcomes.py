@@ -212,3 +212,11 @@ def test_outcome_tracking_off_records_nothing(mem: Memory) -> None:
     quiet.capture(session("Always report revenue growth as ARR."), actor="alice", skill=SKILL,
                   conversation_id="s2")  # fmt: skip
     assert quiet.outcomes_of(rule_id) == []
+
+
+def test_previews_and_what_ifs_record_nothing(mem: Memory) -> None:
+    rule_id = seed(mem, "Always report revenue growth as ARR.")
+    why = mem.explain(rule_id, query=QUERY, actor="alice", skill=SKILL)
+    assert why["run"]["verdict"]
+    assert mem.start(actor="alice", skill=SKILL, query=QUERY, record=False).units
+    assert mem.outcomes_of(rule_id) == []

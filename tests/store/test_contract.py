@@ -693,6 +693,26 @@ def test_rule_events_round_trip_once_per_run_and_leave_the_index(store: Store) -
     assert store.rule_events("default", rule_ids=["r1"]) == []
 
 
+def test_copy_moves_rule_events(store: Store) -> None:
+    from dctx.store.copy import copy_store
+    from dctx.store.registry import open_store
+
+    store.write(rule_batch(make_rule("r1")))
+    events = [
+        RuleEvent("r1", RuleEventKind.DELIVERED, run_id="run_1", decision_point=0,
+                  detail={"channel": "user"}, at="2026-03-02T09:00:00Z"),
+        RuleEvent("r1", RuleEventKind.STATUS, detail={"to": "candidate", "evidence": ["e"]},
+                  at="2026-03-02T09:05:00Z"),
+    ]  # fmt: skip
+    store.add_rule_events(events)
+    target = open_store(":memory:")
+    try:
+        copy_store(store, target)
+        assert target.rule_events("default") == events
+    finally:
+        target.close()
+
+
 def test_rule_events_join_the_open_transaction(store: Store) -> None:
     with pytest.raises(RuntimeError), store.transaction():
         store.add_rule_events([RuleEvent("r1", RuleEventKind.QUIET, run_id="run_1")])
