@@ -30,7 +30,12 @@ from dctx.compile.admission import DEFAULT_ADMISSION, Admission
 from dctx.compile.compiler import CompileResult, ForeseenChains, compile_signals, foreseen_texts
 from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
-from dctx.compile.outcomes import DEFAULT_OUTCOMES, OutcomePolicy, assess_outcomes
+from dctx.compile.outcomes import (
+    DEFAULT_OUTCOMES,
+    OutcomePolicy,
+    assess_outcomes,
+    maintenance_changes,
+)
 from dctx.errors import ConfigError, ConflictError, NotFoundError
 from dctx.inject.run import Run, new_run_id
 from dctx.models import (
@@ -396,8 +401,26 @@ class Memory:
         status_before: dict[str, RuleStatus],
         batch: CaptureBatch,
     ) -> list[RuleEvent]:
-        """Outcome events for the rules the captured runs were given; the rules they change
-        join the batch (inside the capture transaction, so both land or neither)."""
+        """Rule events of this capture: how the rules its runs were given did, and every
+        status change, with its evidence. Rules the outcomes change join the batch (inside
+        the capture transaction, so both land or neither)."""
+        events = self._outcomes(namespace, sessions, result, rulebook, status_before, batch)
+        recorded = {e.rule_id for e in events if e.kind is RuleEventKind.STATUS}
+        changed = list(result.maintenance.changed.values())
+        events += maintenance_changes(
+            changed, status_before, result.maintenance.relations, sessions, recorded=recorded
+        )
+        return events
+
+    def _outcomes(
+        self,
+        namespace: str,
+        sessions: list[Session],
+        result: CompileResult,
+        rulebook: Rulebook,
+        status_before: dict[str, RuleStatus],
+        batch: CaptureBatch,
+    ) -> list[RuleEvent]:
         if not self.outcomes.track:
             return []
         known = self.store.rule_events(namespace, runs=[s.conversation_id for s in sessions])
@@ -712,7 +735,7 @@ class Memory:
         ]
         for rule in lapsed:  # what admitted it is forgotten: a candidate again
             note = "the sightings that admitted it were forgotten"
-            self.store.set_rule_status(rule.id, RuleStatus.CANDIDATE, note=note)
+            self.set_status(rule.id, RuleStatus.CANDIDATE, note)
         counts["rules_demoted"] = len(lapsed)
         return counts
 

@@ -220,3 +220,21 @@ def test_previews_and_what_ifs_record_nothing(mem: Memory) -> None:
     assert why["run"]["verdict"]
     assert mem.start(actor="alice", skill=SKILL, query=QUERY, record=False).units
     assert mem.outcomes_of(rule_id) == []
+
+
+def test_every_status_change_a_capture_makes_carries_its_evidence(backend_mem: Memory) -> None:
+    mem = backend_mem
+    old = seed(mem, "Always report revenue growth as ARR.")
+    mem.capture(  # no run was given the rule: a plain supersession
+        session("Actually, report revenue growth as QRR instead of ARR."),
+        actor="alice",
+        skill=SKILL,
+        conversation_id="s2",
+    )
+    [new] = mem.rules(status=RuleStatus.ACTIVE)
+    [status] = mem.outcomes_of(old)
+    assert status.kind is RuleEventKind.STATUS and status.actor == "alice"
+    assert (status.detail["from"], status.detail["to"]) == ("active", "superseded")
+    assert status.detail["by"] == [new.id] and status.conversation_id == "s2"
+    [evidence] = mem.store.get_evidence(status.detail["evidence"])
+    assert evidence.conversation_id == "s2" and "QRR" in evidence.text

@@ -12,7 +12,9 @@ For every rule delivered in the captured run, once per run:
 - a correction against it came after the delivery: CONTRADICTED;
 - neither, and no guard of it fired: QUIET (nothing happened).
 
-Consequences, each a STATUS / FLAGGED event naming the events that are its evidence:
+Consequences, each a STATUS / FLAGGED event naming the events that are its evidence (and
+`maintenance_changes` records every other status change a capture makes, with the evidence
+of the signal behind it):
 - CONTRADICTED: a rule maintenance did not already supersede or withdraw is demoted to
   CANDIDATE at once (kept, never injected, back with `approve`);
 - RECURRED in `flag_after` distinct runs: the rule is flagged (`Rule.flagged_at`) for review;
@@ -21,11 +23,12 @@ Consequences, each a STATUS / FLAGGED event naming the events that are its evide
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from dctx.compile.maintain import Relation
+from dctx.errors import ConfigError
 from dctx.models import (
     Evidence,
     Rule,
@@ -57,8 +60,6 @@ class OutcomePolicy:
 
     def __post_init__(self) -> None:
         if self.flag_after < 1 or self.stale_days < 1:
-            from dctx.errors import ConfigError
-
             raise ConfigError(
                 f"OutcomePolicy needs flag_after >= 1 and stale_days >= 1, got "
                 f"flag_after={self.flag_after}, stale_days={self.stale_days}"
@@ -122,7 +123,7 @@ def assess_outcomes(
                 (rel, index)
                 for rel in relations
                 if rel.rule_id == item.rule_id
-                for index in _after_delivery(rel, session, item, positions, evidence)
+                and (index := _after_delivery(rel, session, item, positions, evidence)) is not None
             ]
             against = [(r, i) for r, i in hits if r.kind in _AGAINST]
             again = [(r, i) for r, i in hits if r.kind in _AGAIN]
@@ -137,6 +138,44 @@ def assess_outcomes(
                 _recurred(rule, event, runs, policy, out)
             if not hits and not guards:
                 out.events.append(_event(session, item, RuleEventKind.QUIET, {"guards": 0}))
+    return out
+
+
+def maintenance_changes(
+    changed: Sequence[Rule],
+    status_before: Mapping[str, RuleStatus],
+    relations: Sequence[Relation],
+    sessions: Sequence[Session],
+    *,
+    recorded: set[str],
+) -> list[RuleEvent]:
+    """A STATUS event for every status change maintenance made in this capture (superseded,
+    withdrawn, a candidate admitted) that outcome tracking has not recorded already
+    (`recorded`: rule ids), naming the evidence of the signal that caused it."""
+    actors = {s.conversation_id: s.actor for s in sessions}
+    out: list[RuleEvent] = []
+    for rule in changed:
+        was = status_before.get(rule.id)
+        if was is None or was is rule.status or rule.id in recorded:
+            continue
+        cause = [r for r in relations if r.rule_id == rule.id]
+        conversation = cause[-1].conversation_id if cause else None
+        out.append(
+            RuleEvent(
+                rule_id=rule.id,
+                kind=RuleEventKind.STATUS,
+                namespace=rule.scope.namespace,
+                conversation_id=conversation,
+                actor=actors.get(conversation or ""),
+                detail={
+                    "from": was.value,
+                    "to": rule.status.value,
+                    "why": " / ".join(sorted({r.kind for r in cause})) or "maintenance",
+                    "by": sorted({r.by for r in cause if r.by}),
+                    "evidence": sorted({e for r in cause for e in r.evidence_ids}),
+                },
+            )
+        )
     return out
 
 
@@ -175,20 +214,20 @@ def _after_delivery(
     item: _Delivered,
     positions: Sequence[int],
     evidence: Mapping[str, Evidence],
-) -> Iterable[int]:
-    """The message index of the relation's evidence in this conversation when it came after
-    the delivery (at most one); a stage-1 delivery precedes the whole conversation."""
+) -> int | None:
+    """The message index of the relation's evidence in this conversation, if it came after
+    the delivery (a stage-1 delivery precedes the whole conversation); else None."""
     seen = [evidence[i] for i in rel.evidence_ids if i in evidence]
     mine = [e for e in seen if e.conversation_id == session.conversation_id]
     if not mine:
         if rel.conversation_id == session.conversation_id and not seen:
-            return [-1]  # no evidence to place it: it is of this conversation, so count it
-        return []
+            return -1  # no evidence to place it: it is of this conversation, so count it
+        return None
     index = min(e.message_index for e in mine)
     k = item.decision_point
     if k > 0 and len(positions) >= k and index <= positions[k - 1]:
-        return []  # said before this rule was delivered
-    return [index]
+        return None  # said before this rule was delivered
+    return index
 
 
 def _event(
@@ -282,4 +321,10 @@ def _recurred(
     )
 
 
-__all__ = ["DEFAULT_OUTCOMES", "Assessment", "OutcomePolicy", "assess_outcomes"]
+__all__ = [
+    "DEFAULT_OUTCOMES",
+    "Assessment",
+    "OutcomePolicy",
+    "assess_outcomes",
+    "maintenance_changes",
+]
