@@ -11,6 +11,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from dctx.compile.outcomes import OutcomePolicy
     from dctx.errors import (
         AgentLoopError,
         AuthError,
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from dctx.models import (
         Message,
         Rule,
+        RuleEvent,
+        RuleEventKind,
         RuleSource,
         RuleStatus,
         RuleType,
@@ -72,6 +75,8 @@ _ERRORS = (
 _MODELS = (
     "Message",
     "Rule",
+    "RuleEvent",
+    "RuleEventKind",
     "RuleSource",
     "RuleStatus",
     "RuleType",
@@ -86,6 +91,7 @@ _MODELS = (
 _LAZY: dict[str, str] = {
     **dict.fromkeys(_ERRORS, "dctx.errors"),
     **dict.fromkeys(_MODELS, "dctx.models"),
+    "OutcomePolicy": "dctx.compile.outcomes",
     "Run": "dctx.inject.run",
     "CaptureReport": "dctx.memory",
     "Memory": "dctx.memory",
@@ -123,8 +129,11 @@ __all__ = [
     "Message",
     "MissingDependencyError",
     "NotFoundError",
+    "OutcomePolicy",
     "ProviderError",
     "Rule",
+    "RuleEvent",
+    "RuleEventKind",
     "RuleSource",
     "RuleStatus",
     "RuleType",
