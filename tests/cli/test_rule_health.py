@@ -51,6 +51,8 @@ def test_flagged_listing_show_and_health(cli: Callable[..., Result], flagged: st
     health = _json(cli, "health")
     assert health["counts"]["active"] == 1 and health["counts"]["flagged"] == 1
     assert health["delivered"] == 1 and health["never_triggered"] == []
+    listed = cli("rules")
+    assert listed.exit_code == 0 and "active (flagged)" in listed.stdout
     text = cli("health")
     assert text.exit_code == 0 and "flagged 1" in text.stdout and flagged in text.stdout
 
