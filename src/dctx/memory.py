@@ -27,15 +27,11 @@ from dctx.capture.reading.base import TurnClassifier
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
 from dctx.capture.self_assess import assess
 from dctx.compile.admission import DEFAULT_ADMISSION, Admission
-from dctx.compile.compiler import CompileResult, ForeseenChains, compile_signals, foreseen_texts
+from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
 from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
-from dctx.compile.outcomes import (
-    DEFAULT_OUTCOMES,
-    OutcomePolicy,
-    assess_outcomes,
-    maintenance_changes,
-)
+from dctx.compile.outcome_events import capture_events
+from dctx.compile.outcomes import DEFAULT_OUTCOMES, OutcomePolicy
 from dctx.errors import ConfigError, ConflictError, NotFoundError
 from dctx.inject.run import Run, new_run_id
 from dctx.models import (
@@ -383,7 +379,16 @@ class Memory:
                     batch.edges.append(Edge(rule.id, EdgeType.FORGED_FROM, rule.trigger.node_id))
                 for ev_id in rule.evidence_ids:
                     batch.edges.append(Edge(rule.id, EdgeType.FORGED_FROM, ev_id))
-        events = self._assess(namespace, sessions, result, rulebook, status_before, batch)
+        events = capture_events(
+            self.store,
+            self.outcomes,
+            namespace,
+            sessions,
+            result,
+            rulebook.rules,
+            status_before,
+            batch,
+        )
         batch.rules = new_rules + list(result.maintenance.changed.values())
         self.store.write(batch)
         self.store.add_rule_events(events)
@@ -391,61 +396,6 @@ class Memory:
         report.added.extend(new_rules)
         report.changed.extend(result.maintenance.changed.values())
         report.log.extend(result.maintenance.log)
-
-    def _assess(
-        self,
-        namespace: str,
-        sessions: list[Session],
-        result: CompileResult,
-        rulebook: Rulebook,
-        status_before: dict[str, RuleStatus],
-        batch: CaptureBatch,
-    ) -> list[RuleEvent]:
-        """Rule events of this capture: how the rules its runs were given did, and every
-        status change, with its evidence. Rules the outcomes change join the batch (inside
-        the capture transaction, so both land or neither)."""
-        events = self._outcomes(namespace, sessions, result, rulebook, status_before, batch)
-        recorded = {e.rule_id for e in events if e.kind is RuleEventKind.STATUS}
-        changed = list(result.maintenance.changed.values())
-        events += maintenance_changes(
-            changed, status_before, result.maintenance.relations, sessions, recorded=recorded
-        )
-        return events
-
-    def _outcomes(
-        self,
-        namespace: str,
-        sessions: list[Session],
-        result: CompileResult,
-        rulebook: Rulebook,
-        status_before: dict[str, RuleStatus],
-        batch: CaptureBatch,
-    ) -> list[RuleEvent]:
-        if not self.outcomes.track:
-            return []
-        known = self.store.rule_events(namespace, runs=[s.conversation_id for s in sessions])
-        delivered = sorted({e.rule_id for e in known if e.kind is RuleEventKind.DELIVERED})
-        if not delivered:
-            return []
-        recurred: dict[str, set[str]] = {}
-        for e in self.store.rule_events(
-            namespace, rule_ids=delivered, kinds=[RuleEventKind.RECURRED]
-        ):
-            recurred.setdefault(e.rule_id, set()).add(e.run_id or e.id)
-        assessment = assess_outcomes(
-            sessions,
-            known,
-            result.maintenance.relations,
-            {r.id: r for r in rulebook.rules},
-            {e.id: e for e in batch.evidence},
-            status_before=status_before,
-            recurred_before=recurred,
-            policy=self.outcomes,
-        )
-        for rule in assessment.changed.values():
-            if rule.id not in result.maintenance.new_vectors:
-                result.maintenance.changed[rule.id] = rule
-        return assessment.events
 
     # ------------------------------------------------------------------ inject
     def start(
