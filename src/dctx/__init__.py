@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dctx.capture.roles import Grant, RolePolicy
+    from dctx.compile.outcomes import OutcomePolicy
     from dctx.errors import (
         AgentLoopError,
         AuthError,
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from dctx.models import (
         Message,
         Rule,
+        RuleEvent,
+        RuleEventKind,
         RuleSource,
         RuleStatus,
         RuleType,
@@ -76,6 +79,8 @@ _ERRORS = (
 _MODELS = (
     "Message",
     "Rule",
+    "RuleEvent",
+    "RuleEventKind",
     "RuleSource",
     "RuleStatus",
     "RuleType",
@@ -91,6 +96,7 @@ _MODELS = (
 _LAZY: dict[str, str] = {
     **dict.fromkeys(_ERRORS, "dctx.errors"),
     **dict.fromkeys(_MODELS, "dctx.models"),
+    "OutcomePolicy": "dctx.compile.outcomes",
     "Run": "dctx.inject.run",
     "Grant": "dctx.capture.roles",
     "RolePolicy": "dctx.capture.roles",
@@ -131,10 +137,13 @@ __all__ = [
     "Message",
     "MissingDependencyError",
     "NotFoundError",
+    "OutcomePolicy",
     "ProviderError",
     "RolePolicy",
     "RolePolicyError",
     "Rule",
+    "RuleEvent",
+    "RuleEventKind",
     "RuleSource",
     "RuleStatus",
     "RuleType",

@@ -33,14 +33,18 @@ from dctx.compile.admission import DEFAULT_ADMISSION, Admission
 from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
 from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
+from dctx.compile.outcome_events import capture_events
+from dctx.compile.outcomes import DEFAULT_OUTCOMES, OutcomePolicy
 from dctx.compile.triggers import parse_trigger
 from dctx.errors import ConfigError, ConflictError, NotFoundError
-from dctx.inject.run import Run
+from dctx.inject.run import Run, new_run_id
 from dctx.models import (
     DEFAULT_NAMESPACE,
     Edge,
     EdgeType,
     Rule,
+    RuleEvent,
+    RuleEventKind,
     RuleStatus,
     Session,
     SpeakerRole,
@@ -68,6 +72,8 @@ from dctx.validation import (
 if TYPE_CHECKING:
     from dctx.capture.transcripts import TranscriptReport
     from dctx.providers.llm_pipeline import LLMPipeline
+    from dctx.review.health import HealthReport
+    from dctx.review.stale import StaleRule
 
 log = logging.getLogger("dctx")
 
@@ -86,6 +92,8 @@ class CaptureReport:
     added: list[Rule] = field(default_factory=list)
     changed: list[Rule] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)  # conversations captured before, as is
+    # how the rules its runs were given did, and the status changes that followed
+    outcomes: list[RuleEvent] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     usage: UsageTotals = field(default_factory=UsageTotals)  # LLM and embedding tokens spent
 
@@ -117,6 +125,9 @@ class Memory:
     checked and NFC-normalized (`dctx.validation`); `limits` bounds what a capture accepts.
     `admission` says how much independent evidence makes a candidate lesson (one that took a
     value or a tool from tool output) active: distinct conversations and actors.
+    `outcomes` says whether runs record what they delivered, so that capturing the
+    conversation later records how each rule did (compile/outcomes.py), after how many
+    recurrences a rule is flagged, and after how many idle days it is stale.
     """
 
     def __init__(
@@ -133,6 +144,7 @@ class Memory:
         limits: Limits = DEFAULT_LIMITS,
         admission: Admission = DEFAULT_ADMISSION,
         reader: TurnClassifier | None = None,
+        outcomes: OutcomePolicy = DEFAULT_OUTCOMES,
     ) -> None:
         self.limits = limits
         namespace = identifier(namespace, "namespace", limits=limits)
@@ -150,6 +162,7 @@ class Memory:
         self.embed_nodes = embed_nodes
         self.classifier = classifier
         self.admission = admission
+        self.outcomes = outcomes
         self.reader = reader  # None: the learned turn reader (capture/reading/default.py)
         self.llm: LLM | None = None
         self._llm_steps: LLMPipeline | None = None
@@ -349,6 +362,7 @@ class Memory:
         index = self.store.rule_index(
             namespace, [RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE]
         )
+        status_before = {r.id: r.status for r in index.rules}
         tool_signals = work.tool_signals
         tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
         tool_signals.extend(fruitless_lookups(self.store, sessions))
@@ -386,9 +400,21 @@ class Memory:
                     batch.edges.append(Edge(rule.id, EdgeType.FORGED_FROM, rule.trigger.node_id))
                 for ev_id in rule.evidence_ids:
                     batch.edges.append(Edge(rule.id, EdgeType.FORGED_FROM, ev_id))
+        events = capture_events(
+            self.store,
+            self.outcomes,
+            namespace,
+            sessions,
+            result,
+            rulebook.rules,
+            status_before,
+            batch,
+        )
         batch.rules = new_rules + list(result.maintenance.changed.values())
         batch.rules.extend(self._expire_candidates(index.rules, sessions, batch.rules))
         self.store.write(batch)
+        self.store.add_rule_events(events)
+        report.outcomes.extend(events)
         report.added.extend(new_rules)
         report.changed.extend(result.maintenance.changed.values())
         report.log.extend(result.maintenance.log)
@@ -514,8 +540,16 @@ class Memory:
         tools: Sequence[Any] | None = None,
         namespace: str | None = None,
         token_budget: int | None = None,
+        conversation_id: str | None = None,
+        run_id: str | None = None,
+        record: bool = True,
     ) -> Run:
-        """Begin a run: stage-1 rules are ready in `run.units` / `run.messages`."""
+        """Begin a run: stage-1 rules are ready in `run.units` / `run.messages`.
+
+        What it delivers is recorded (unless `record` is False or outcome tracking is off),
+        so that capturing the conversation later, under `conversation_id` or the run's id
+        (`run.id`, or `run_id` when given), records how each rule did."""
+        run_id = optional_identifier(run_id, "run_id", limits=self.limits)
         return Run(
             namespace=self._namespace(namespace),
             actor=identifier(actor, "actor", limits=self.limits),
@@ -525,6 +559,11 @@ class Memory:
             retriever=self.retriever,
             embedder=self.embedder,
             token_budget=token_budget if token_budget is not None else self.token_budget,
+            conversation_id=optional_identifier(
+                conversation_id, "conversation_id", limits=self.limits
+            ),
+            record=self.store.add_rule_events if record and self.outcomes.track else None,
+            id=run_id or new_run_id(),
         )
 
     # ------------------------------------------------------------------ rulebook
@@ -584,10 +623,13 @@ class Memory:
         rule = self.store.get_rule(self._rule_id(rule_id))
         evidence = self.store.get_evidence(rule.evidence_ids)
         nodes = self.store.get_nodes([rule.trigger.node_id] if rule.trigger.node_id else [])
+        outcomes = self.outcomes_of(rule.id)
         out: dict[str, Any] = {
             "rule": rule.to_dict(),
             "evidence": [to_dict(e) for e in evidence],
             "trigger_node": to_dict(nodes[0]) if nodes else None,
+            "outcomes": [e.to_dict() for e in outcomes],
+            "outcome_counts": _counts(outcomes),
         }
         from dctx.inject.why import explain_conflict, explain_run
 
@@ -616,8 +658,20 @@ class Memory:
         out["run"] = why.to_dict()
         return out
 
-    def set_status(self, rule_id: str, status: RuleStatus, note: str = "") -> Rule:
-        return self.store.set_rule_status(self._rule_id(rule_id), status, note=note)
+    def set_status(
+        self, rule_id: str, status: RuleStatus, note: str = "", *, evidence: Sequence[str] = ()
+    ) -> Rule:
+        """Change a rule's status; the change is also a STATUS rule event naming `evidence`
+        (event ids). A person reviewing a flagged rule (approve, enable) clears its flag."""
+        rule_id = self._rule_id(rule_id)
+        with self.store.transaction():
+            was = self.store.get_rule(rule_id)
+            rule = self.store.set_rule_status(rule_id, status, note=note)
+            events = [_status_event(rule, was.status, note, evidence)]
+            if rule.flagged_at is not None and rule.status is RuleStatus.ACTIVE:
+                events.append(self._unflag(rule, note))
+            self.store.add_rule_events(events)
+        return rule
 
     def disable(self, rule_id: str) -> Rule:
         return self.set_status(rule_id, RuleStatus.DISABLED, "disabled by user")
@@ -638,6 +692,102 @@ class Memory:
                 f"rejected (switch an active rule off with: dctx rules disable {rule.id})"
             )
         return self.set_status(rule.id, RuleStatus.DISABLED, "rejected in review")
+
+    def _unflag(self, rule: Rule, why: str) -> RuleEvent:
+        """Clear a rule's flag (a person looked at it) and write it; the event says why."""
+        flagged, rule.flagged_at = rule.flagged_at, None
+        rule.history.append({"at": utcnow(), "event": "unflagged", "note": why})
+        self.store.write(CaptureBatch(rules=[rule]))
+        return RuleEvent(
+            rule.id,
+            RuleEventKind.UNFLAGGED,
+            namespace=rule.scope.namespace,
+            detail={"why": why, "flagged_at": flagged},
+        )
+
+    # ------------------------------------------------------------------ outcomes
+    def outcomes_of(self, rule_id: str) -> list[RuleEvent]:
+        """A rule's events, oldest first: deliveries, how they went, status changes."""
+        rule = self.store.get_rule(self._rule_id(rule_id))
+        return self.store.rule_events(rule.scope.namespace, rule_ids=[rule.id])
+
+    def flagged(
+        self, *, actor: str | None = None, skill: str | None = None, namespace: str | None = None
+    ) -> list[Rule]:
+        """Live rules whose mistake kept recurring after delivery: for a person to review."""
+        live = [RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE]
+        found = self.rules(actor=actor, skill=skill, status=live, namespace=namespace)
+        return [r for r in found if r.flagged_at is not None]
+
+    def stale(
+        self,
+        *,
+        days: int | None = None,
+        now: datetime | None = None,
+        actor: str | None = None,
+        skill: str | None = None,
+        namespace: str | None = None,
+    ) -> list[StaleRule]:
+        """ACTIVE rules no run was given for more than `days` (default: the policy's
+        `stale_days`), counted from the last delivery or guard, else from creation."""
+        from dctx.review.stale import find_stale
+
+        ns = self._namespace(namespace)
+        rules = self.rules(actor=actor, skill=skill, status=RuleStatus.ACTIVE, namespace=ns)
+        days = _days(days, self.outcomes.stale_days)
+        return find_stale(rules, self.store.rule_event_tally(ns), days=days, now=now)
+
+    def archive(self, rule_ids: Sequence[str], *, why: str = "archived by user") -> list[Rule]:
+        """Archive rules (kept, never injected; `enable` brings one back), in one
+        transaction, each with a STATUS event. Nothing is archived unless asked for."""
+        with self.store.transaction():
+            return [self.set_status(rid, RuleStatus.ARCHIVED, why) for rid in rule_ids]
+
+    def archive_stale(
+        self,
+        *,
+        days: int | None = None,
+        now: datetime | None = None,
+        namespace: str | None = None,
+    ) -> list[Rule]:
+        """Archive every stale rule (see `stale`); each STATUS event names its last
+        delivery (or none) and how long it was idle."""
+        days = _days(days, self.outcomes.stale_days)
+        out: list[Rule] = []
+        with self.store.transaction():
+            for item in self.stale(days=days, now=now, namespace=namespace):
+                when = item.last_triggered or "never"
+                why = (
+                    f"not delivered for {item.idle_days:.0f} days (more than {days}); "
+                    f"last delivered: {when}"
+                )
+                out.append(self.set_status(item.rule.id, RuleStatus.ARCHIVED, why))
+        return out
+
+    def health(
+        self,
+        *,
+        days: int | None = None,
+        now: datetime | None = None,
+        namespace: str | None = None,
+    ) -> HealthReport:
+        """The rulebook on one screen: counts per status, flagged, delivered and never
+        triggered rules, stale ones, and duplicate / near-duplicate pairs."""
+        from dctx.review.health import build_report
+
+        ns = self._namespace(namespace)
+        index = self.store.rule_index(
+            ns, [RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE]
+        )
+        return build_report(
+            ns,
+            self.rules(namespace=ns),
+            self.store.rule_event_tally(ns),
+            index.rules,
+            index.text_vectors,
+            stale_days=_days(days, self.outcomes.stale_days),
+            now=now,
+        )
 
     def delete(self, rule_id: str) -> None:
         self.store.delete_rule(self._rule_id(rule_id))
@@ -678,7 +828,10 @@ class Memory:
             rule.trigger = new
         rule.updated_at = utcnow()
         vec = self.embedder.embed([rule.text, rule.trigger.text or rule.text])
-        self.store.write(CaptureBatch(rules=[rule], rule_vectors={rule.id: (vec[0], vec[1])}))
+        with self.store.transaction():
+            self.store.write(CaptureBatch(rules=[rule], rule_vectors={rule.id: (vec[0], vec[1])}))
+            if rule.flagged_at is not None:  # a person rewrote it: the flag is answered
+                self.store.add_rule_events([self._unflag(rule, "edited by user")])
         return rule
 
     def forget_actor(self, actor: str, *, namespace: str | None = None) -> dict[str, int]:
@@ -715,7 +868,7 @@ class Memory:
         ]
         for rule in lapsed:  # what admitted it is forgotten: a candidate again
             note = "the sightings that admitted it were forgotten"
-            self.store.set_rule_status(rule.id, RuleStatus.CANDIDATE, note=note)
+            self.set_status(rule.id, RuleStatus.CANDIDATE, note)
         counts["rules_demoted"] = len(lapsed)
         return counts
 
@@ -735,6 +888,30 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _status_event(rule: Rule, was: RuleStatus, why: str, evidence: Sequence[str]) -> RuleEvent:
+    return RuleEvent(
+        rule.id,
+        RuleEventKind.STATUS,
+        namespace=rule.scope.namespace,
+        detail={"from": was.value, "to": rule.status.value, "why": why, "evidence": list(evidence)},
+    )
+
+
+def _counts(events: Sequence[RuleEvent]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for e in events:
+        out[e.kind.value] = out.get(e.kind.value, 0) + 1
+    return out
+
+
+def _days(days: int | None, default: int) -> int:
+    if days is None:
+        return default
+    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+        raise ConfigError(f"days must be a whole number of days, at least 1; got {days!r}")
+    return days
 
 
 def _recapture_conflict(before: Session, now: Session) -> str:

@@ -111,6 +111,9 @@ class RuleStatus(enum.StrEnum):
     WITHDRAWN = "withdrawn"  # the actor withdrew it ("forget the CC rule")
     # a candidate that neither recurred nor was approved within its time: kept as history
     EXPIRED = "expired"
+    # a person archived it after it went unused (`dctx rules archive`); kept, never injected,
+    # `enable` brings it back
+    ARCHIVED = "archived"
 
 
 class TriggerKind(enum.StrEnum):
@@ -217,6 +220,10 @@ class Rule:
     # must be 'x'"): untrusted, so the rule starts as a CANDIDATE and its guards never
     # rewrite a call to them
     from_tool_output: list[str] = field(default_factory=list)
+    # when its target mistake kept recurring after it was delivered (text or channel may be
+    # wrong): shown in review until a person edits or approves it; the evidence is in its
+    # rule events
+    flagged_at: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _to_jsonable(self)  # type: ignore[no-any-return]
@@ -233,6 +240,47 @@ class Rule:
                 "scope": Scope(**data["scope"]),
             }
         )
+
+
+# --------------------------------------------------------------------------- outcomes
+
+
+class RuleEventKind(enum.StrEnum):
+    """What happened to a rule after it was compiled: its deliveries, their outcomes, and
+    every status change they caused (with the events that were its evidence)."""
+
+    DELIVERED = "delivered"  # handed to a run at a decision point
+    GUARD = "guard"  # its guard corrected or rejected a call of that run
+    RECURRED = "recurred"  # the mistake it targets came back after delivery
+    CONTRADICTED = "contradicted"  # the user corrected against it after delivery
+    QUIET = "quiet"  # delivered, and the captured session showed nothing about it
+    STATUS = "status"  # its status changed; `detail` names from, to, why and the evidence
+    FLAGGED = "flagged"  # its mistake keeps recurring: a person should look at it
+    UNFLAGGED = "unflagged"  # a person edited or approved it
+
+
+# the kinds that say how a delivery went, one per delivered rule and captured run
+OUTCOME_KINDS = (RuleEventKind.RECURRED, RuleEventKind.CONTRADICTED, RuleEventKind.QUIET)
+
+
+@dataclass(slots=True)
+class RuleEvent:
+    """One dated fact about a rule. `run_id` names the run that delivered it (or the run a
+    later capture matched), `conversation_id` the conversation that run belongs to."""
+
+    rule_id: str
+    kind: RuleEventKind
+    namespace: str = DEFAULT_NAMESPACE
+    at: str = field(default_factory=utcnow)
+    run_id: str | None = None
+    conversation_id: str | None = None
+    actor: str | None = None
+    decision_point: int | None = None
+    detail: dict[str, Any] = field(default_factory=dict)  # ids, indexes, scores; no user text
+    id: str = field(default_factory=lambda: new_id("evt"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return _to_jsonable(self)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- graph

@@ -40,6 +40,12 @@ def texts(body: dict[str, Any], role: str) -> str:
     return "\n".join(str(m.get("content") or "") for m in body["messages"] if m["role"] == role)
 
 
+def learned(mem: Memory) -> dict[str, int]:
+    """Rows per table, except the record of what runs were given (a delivery happened even
+    when the loop failed later; a retry under the same conversation id is matched to it)."""
+    return {k: v for k, v in mem.store.count_rows().items() if k != "rule_events"}
+
+
 def test_stage1_first_stage2_after_trigger_guard_corrects_and_capture(
     srv: WireServer, seeded: Memory
 ) -> None:
@@ -150,7 +156,7 @@ def test_failed_loop_writes_nothing(srv: WireServer, seeded: Memory) -> None:
     ]
     with pytest.raises(openai.InternalServerError):
         run(srv, seeded, messages)
-    assert seeded.store.count_rows() == rows
+    assert learned(seeded) == {k: v for k, v in rows.items() if k != "rule_events"}
 
 
 def test_max_turns_raises_and_writes_nothing(srv: WireServer, seeded: Memory) -> None:
@@ -160,7 +166,7 @@ def test_max_turns_raises_and_writes_nothing(srv: WireServer, seeded: Memory) ->
     )
     with pytest.raises(MaxTurnsError, match="max_turns"):
         run(srv, seeded, [{"role": "user", "content": QUERY}], max_turns=2)
-    assert seeded.store.count_rows() == rows
+    assert learned(seeded) == {k: v for k, v in rows.items() if k != "rule_events"}
 
 
 def test_malformed_arguments_go_back_to_the_model(srv: WireServer, seeded: Memory) -> None:

@@ -42,8 +42,18 @@ TOOLS = {
     "add_review",
     "get_role_policy",
     "set_role_policy",
+    "rule_outcomes",
+    "rulebook_health",
 }
-READ_ONLY = {"get_guidance", "list_rules", "search_rules", "explain_rule", "get_role_policy"}
+# get_guidance records which rules it gave a conversation, when given its id
+READ_ONLY = {
+    "list_rules",
+    "search_rules",
+    "explain_rule",
+    "rule_outcomes",
+    "rulebook_health",
+    "get_role_policy",
+}
 DESTRUCTIVE = {"forget_actor", "delete_rule"}
 
 
@@ -124,6 +134,21 @@ async def _exercise(client: Client, db: Path) -> None:
     assert {r["id"] for r in rules["result"]} == {seg_rule["id"], table_rule["id"]}
     why = (await client.call_tool("explain_rule", {"rule_id": seg_rule["id"]})).structured_content
     assert why is not None and why["evidence"][0]["conversation_id"] == "kenji-growth"
+
+    # outcome tracking: only guidance for a named conversation records what it gave
+    table_id = {"rule_id": table_rule["id"]}
+    none = (await client.call_tool("rule_outcomes", table_id)).structured_content
+    assert none is not None and none["result"] == []
+    await client.call_tool("get_guidance", {**query, "conversation_id": "kenji-mcp"})
+    events = (await client.call_tool("rule_outcomes", table_id)).structured_content
+    assert events is not None
+    assert [(e["kind"], e["conversation_id"]) for e in events["result"]] == [
+        ("delivered", "kenji-mcp")
+    ]
+    health = (await client.call_tool("rulebook_health", {})).structured_content
+    assert health is not None and health["delivered"] == 1 and health["counts"]["active"] == 2
+    flagged = (await client.call_tool("list_rules", {"flagged": True})).structured_content
+    assert flagged is not None and flagged["result"] == []
 
     # errors: typed, no traceback, nothing written
     store = SQLiteStore(db)

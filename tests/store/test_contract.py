@@ -23,6 +23,8 @@ from dctx.models import (
     Message,
     NumericCondition,
     Rule,
+    RuleEvent,
+    RuleEventKind,
     RuleSource,
     RuleStatus,
     RuleType,
@@ -590,6 +592,16 @@ def _actor_world(store: Store) -> tuple[CaptureBatch, list[str]]:
     store.write(theirs)
     store.cache_put("cache_z", f"label for {ACTOR}", namespace="default", actor=ACTOR)
     store.cache_put("cache_b", "label for bob", namespace="default", actor="bob")
+    delivered = RuleEventKind.DELIVERED
+    store.add_rule_events(
+        [  # what her runs were given, an event of her own rule, and bob's run
+            RuleEvent("rule_bob", delivered, run_id="run_z", conversation_id="conv_z1",
+                      actor=ACTOR, decision_point=0),
+            RuleEvent("rule_z", RuleEventKind.STATUS, detail={"to": "candidate"}),
+            RuleEvent("rule_bob", delivered, run_id="run_b", conversation_id="conv_b1",
+                      actor="bob", decision_point=0, id="evt_bob"),
+        ]
+    )  # fmt: skip
     her_ids = [ACTOR, "conv_z1", "conv_z2", "rule_z", "rule_scoped", "ev_conv_z1", "ev_conv_z2"]
     her_ids += [n.id for n in mine.nodes] + [f"subject-of-{ACTOR}"]
     return mine, her_ids
@@ -629,6 +641,7 @@ def test_forget_actor_leaves_no_trace(store: Store, dump: Dump) -> None:
     assert store.cache_get("cache_b") == "label for bob"
     assert store.search_text("default", "manager") == []
     assert [r.id for r in store.rule_index("default", list(RuleStatus)).rules] == ["rule_bob"]
+    assert [e.id for e in store.rule_events("default")] == ["evt_bob"]
 
 
 def test_forget_actor_is_per_namespace(store: Store) -> None:
@@ -647,10 +660,74 @@ def test_forget_actor_is_per_namespace(store: Store) -> None:
     assert store.forget_actor("default", ACTOR)["rules"] == 0  # idempotent
 
 
+def test_rule_events_round_trip_once_per_run_and_leave_the_index(store: Store) -> None:
+    store.write(rule_batch(make_rule("r1"), make_rule("r2")))
+    generation = store.generation("default")
+    first = RuleEvent("r1", RuleEventKind.DELIVERED, run_id="run_1", conversation_id="c1",
+                      actor="alice", decision_point=2, detail={"channel": "system", "n": [1]},
+                      at="2026-03-02T09:00:00Z")  # fmt: skip
+    again = dataclasses.replace(first, id="evt_again", decision_point=5)
+    guard = RuleEvent("r1", RuleEventKind.GUARD, run_id="run_1", at="2026-03-02T09:01:00Z")
+    other = RuleEvent("r2", RuleEventKind.DELIVERED, run_id="run_2", conversation_id="c2",
+                      at="2026-03-03T09:00:00Z")  # fmt: skip
+    store.add_rule_events([first, again, guard, dataclasses.replace(guard, id="evt_g2")])
+    store.add_rule_events([other])
+    # a rule is delivered once per run (the first decision point stays); guards may repeat
+    assert store.rule_events("default", rule_ids=["r1"]) == [
+        first,
+        guard,
+        dataclasses.replace(guard, id="evt_g2"),
+    ]
+    assert [e.id for e in store.rule_events("default", runs=["c2"])] == [other.id]
+    run_1 = store.rule_events("default", runs=["run_1"])
+    assert [e.id for e in run_1] == [first.id, guard.id, "evt_g2"]
+    delivered = store.rule_events("default", kinds=[RuleEventKind.DELIVERED])
+    assert [e.id for e in delivered] == [first.id, other.id]
+    assert store.rule_events("other") == []
+    tally = store.rule_event_tally("default")
+    assert tally["r1"][RuleEventKind.GUARD] == (2, "2026-03-02T09:01:00Z")
+    assert tally["r2"] == {RuleEventKind.DELIVERED: (1, "2026-03-03T09:00:00Z")}
+    assert store.generation("default") == generation  # no rule changed: caches stay valid
+    assert store.count_rows()["rule_events"] == 4
+    store.delete_rule("r1")  # an explicit delete takes its events along
+    assert store.rule_events("default", rule_ids=["r1"]) == []
+
+
+def test_copy_moves_rule_events(store: Store) -> None:
+    from dctx.store.copy import copy_store
+    from dctx.store.registry import open_store
+
+    store.write(rule_batch(make_rule("r1")))
+    events = [
+        RuleEvent("r1", RuleEventKind.DELIVERED, run_id="run_1", decision_point=0,
+                  detail={"channel": "user"}, at="2026-03-02T09:00:00Z"),
+        RuleEvent("r1", RuleEventKind.STATUS, detail={"to": "candidate", "evidence": ["e"]},
+                  at="2026-03-02T09:05:00Z"),
+    ]  # fmt: skip
+    store.add_rule_events(events)
+    target = open_store(":memory:")
+    try:
+        copy_store(store, target)
+        assert target.rule_events("default") == events
+    finally:
+        target.close()
+
+
+def test_rule_events_join_the_open_transaction(store: Store) -> None:
+    with pytest.raises(RuntimeError), store.transaction():
+        store.add_rule_events([RuleEvent("r1", RuleEventKind.QUIET, run_id="run_1")])
+        raise RuntimeError("boom")
+    assert store.rule_events("default") == []
+
+
 def test_drop_namespace(store: Store, dump: Dump) -> None:
     store.write(merge(session_batch("amy", "conv_gone"), rule_batch(make_rule("rule_gone",
                 actor="amy", namespace="default"))))  # fmt: skip
     store.cache_put("cache_gone", "x", namespace="default", actor=None)
+    store.add_rule_events([RuleEvent("rule_gone", RuleEventKind.DELIVERED, run_id="run_gone")])
+    store.add_rule_events(
+        [RuleEvent("rule_kept", RuleEventKind.DELIVERED, namespace="kept", run_id="run_kept")]
+    )
     store.write(
         merge(
             session_batch("ben", "conv_kept", namespace="kept"),
@@ -660,6 +737,8 @@ def test_drop_namespace(store: Store, dump: Dump) -> None:
     kept_before = store.rule_index("kept", list(RuleStatus))
     counts = store.drop_namespace("default")
     assert counts["rules"] == 1 and counts["sessions"] == 1 and counts["cache"] == 1
+    assert counts["rule_events"] == 1
+    assert [e.run_id for e in store.rule_events("kept")] == ["run_kept"]
     gone = ["amy", "conv_gone", "rule_gone", "node_conv_gone_0", "ev_conv_gone", "cache_gone"]
     assert _mentions(dump, store, gone) == []
     assert store.list_rules(namespace="default") == []

@@ -159,7 +159,9 @@ def measure_size(
     out = SizeResult(rules=size, visible=visible, write_s=round(write_s, 2))
 
     def start(query: str) -> Any:
-        return mem.start(actor=ACTOR, skill=SKILL, query=query, tools=list(TOOLS[:8]))
+        return mem.start(  # retrieval and injection latency, not the delivery record
+            actor=ACTOR, skill=SKILL, query=query, tools=list(TOOLS[:8]), record=False
+        )
 
     def touch(i: int) -> None:  # any change to the namespace's rules invalidates the snapshot
         status = RuleStatus.DISABLED if i % 2 == 0 else RuleStatus.ACTIVE

@@ -17,6 +17,8 @@ STATUS_STYLE = {
     "disabled": "red",
     "superseded": "dim",
     "withdrawn": "dim",
+    "archived": "dim",
+    "candidate": "yellow",
 }
 
 
@@ -56,9 +58,10 @@ def rules_table(rules: Sequence[Rule], *, title: str | None = None) -> Table:
     table.add_column("rule", min_width=30, ratio=1)
     for rule in rules:
         status = rule.status.value
+        shown = f"{status} (flagged)" if rule.flagged_at else status  # dctx rules --flagged
         table.add_row(
             rule.id,
-            Text(status, style=STATUS_STYLE.get(status, "")),
+            Text(shown, style=STATUS_STYLE.get(status, "")),
             rule.type.value,
             Text(trigger_short(rule)),
             Text(scope_short(rule)),

@@ -54,7 +54,9 @@ def inject(
     steps = [parse_step(s, i) for i, s in enumerate(step or [], start=1)]
     cfg = c.settings(ctx, db, embedder, namespace)
     with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
-        run = mem.start(actor=actor, skill=skill, query=query, tools=parse_tools(tools))
+        run = mem.start(  # a preview: no run is given anything, nothing recorded
+            actor=actor, skill=skill, query=query, tools=parse_tools(tools), record=False
+        )
         stage1 = {"messages": run.messages, "units": [to_dict(u) for u in run.units]}
         points: list[dict[str, Any]] = []
         for call, result in steps:

@@ -4,7 +4,9 @@ input; exit 1: something failed at run time; DCTX_DEBUG=1 shows the traceback).
 
     dctx demo                                    the whole job on bundled data, offline
     dctx capture sessions.jsonl                  learn rules from trace files
-    dctx rules [show|edit|disable|enable|approve|delete|export|import|explain]
+    dctx rules [show|edit|disable|enable|approve|reject|archive|delete|export|import|explain]
+    dctx rules --flagged / --stale               rules to review / rules no run was given
+    dctx health                                  the rulebook's health on one screen
     dctx roles [set|reset]                       who may teach the agent (role policy)
     dctx review CONV "TEXT" --at N --by NAME     correct a captured transcript after the fact
     dctx inject --actor A --skill S -q QUERY     what a run would be handed
@@ -30,6 +32,7 @@ from dctx.cli.capture import capture
 from dctx.cli.copy import copy
 from dctx.cli.demo import demo
 from dctx.cli.forget import forget
+from dctx.cli.health import health
 from dctx.cli.inject import inject
 from dctx.cli.mcp_cmd import mcp
 from dctx.cli.migrate import migrate
@@ -98,6 +101,7 @@ def version(as_json: c.JsonOption = False) -> None:
 app.command("capture")(capture)
 app.command("inject")(inject)
 app.command("forget")(forget)
+app.command("health")(health)
 app.command("demo")(demo)
 app.command("migrate")(migrate)
 app.command("copy")(copy)

@@ -10,8 +10,10 @@ from rich.table import Table
 from rich.text import Text
 
 from dctx.cli import _common as c
+from dctx.cli._outcomes import DaysOption, print_outcomes
 from dctx.cli._render import print_rules, scope_short, trigger_short
 from dctx.cli._steps import parse_step, parse_tools
+from dctx.cli.archive import archive
 from dctx.cli.transfer import export_rules, import_rules
 from dctx.errors import ConfigError
 from dctx.inject.why import Explanation, PointCheck, describe_trigger
@@ -31,7 +33,7 @@ StatusOption = Annotated[
         envvar="DCTX_STATUS",
         help=(
             "Only rules with this status: active, draft, candidate, disabled, superseded, "
-            "withdrawn."
+            "withdrawn, archived."
         ),
         show_default=False,
     ),
@@ -63,6 +65,17 @@ def rules(
         typer.Option(envvar="DCTX_SKILL", help="Only rules for this skill.", show_default=False),
     ] = None,
     status: StatusOption = None,
+    stale: Annotated[
+        bool,
+        typer.Option(
+            "--stale", help="Only active rules no run was given for --days days (see archive)."
+        ),
+    ] = False,
+    flagged: Annotated[
+        bool,
+        typer.Option("--flagged", help="Only rules whose mistake kept recurring after delivery."),
+    ] = False,
+    days: DaysOption = None,
     as_json: c.JsonOption = False,
     db: c.DbOption = None,
     embedder: c.EmbedderOption = None,
@@ -76,23 +89,46 @@ def rules(
 
         dctx rules --actor alice --status active
 
+        dctx rules --flagged                    # their mistake came back after delivery
+
+        dctx rules --stale --days 30            # not delivered for 30 days
+
         dctx rules --json | jq '.[].text'
 
-        dctx rules show rule_1a2b3c4d5e6f7a8b   # who said it, when, where
+        dctx rules show rule_1a2b3c4d5e6f7a8b   # who said it, when, where, how it did
     """
     c.remember(ctx, db, embedder, namespace)
     if ctx.invoked_subcommand is not None:
         return
+    if stale and (flagged or status is not None):
+        raise c.fail("--stale lists active rules: leave out --flagged and --status")
     cfg = c.settings(ctx, db, embedder, namespace)
+    idle: dict[str, tuple[str | None, float]] = {}
     with c.closing(c.open_memory(cfg, must_exist=True)) as mem:
-        found = mem.rules(actor=actor, skill=skill, status=_status(status))
+        if stale:
+            items = mem.stale(days=days, actor=actor, skill=skill)
+            found = [s.rule for s in items]
+            idle = {s.rule.id: (s.last_triggered, s.idle_days) for s in items}
+        elif flagged:
+            found = mem.flagged(actor=actor, skill=skill)
+            if status is not None:
+                found = [r for r in found if r.status is _status(status)]
+        else:
+            found = mem.rules(actor=actor, skill=skill, status=_status(status))
     if as_json:
-        c.print_json([r.to_dict() for r in found])
+        rows = [r.to_dict() for r in found]
+        for row in rows:
+            if row["id"] in idle:
+                last, days_idle = idle[row["id"]]
+                row["last_triggered"], row["idle_days"] = last, round(days_idle, 1)
+        c.print_json(rows)
         return
+    what = "stale rules" if stale else "flagged rules" if flagged else "rules"
     if not found:
-        c.console().print("No rules yet. Learn some with: dctx capture TRACE.jsonl")
+        hint = "" if stale or flagged else " Learn some with: dctx capture TRACE.jsonl"
+        c.console().print(f"No {what} in namespace {cfg.namespace!r}.{hint}")
         return
-    print_rules(c.console(), found, f"{len(found)} rules in namespace {cfg.namespace!r}")
+    print_rules(c.console(), found, f"{len(found)} {what} in namespace {cfg.namespace!r}")
 
 
 @app.command("show")
@@ -126,6 +162,8 @@ def _print_provenance(info: dict[str, Any]) -> None:
     out.print(Text(rule.id, style="bold") + Text(f"  RULE: {rule.text}"))
     grid = Table.grid(padding=(0, 2))
     grid.add_row("status", Text(rule.status.value))
+    if rule.flagged_at:
+        grid.add_row("flagged", Text(f"{rule.flagged_at}: its mistake kept recurring"))
     grid.add_row("type", Text(rule.type.value))
     grid.add_row("trigger", Text(describe_trigger(rule)))
     grid.add_row("scope", Text(scope_short(rule) + f" (namespace {rule.scope.namespace})"))
@@ -165,6 +203,7 @@ def _print_provenance(info: dict[str, Any]) -> None:
             out.print(
                 f"  {event.get('at', '?')}  {event.get('event', '?')}  {detail}", markup=False
             )
+    print_outcomes(out, info.get("outcomes", []), info.get("outcome_counts", {}))
 
 
 def _change(
@@ -228,6 +267,9 @@ def reject(
     """Reject a candidate or a draft: it is disabled, never injected, kept with its history.
     List candidates with: dctx rules --status candidate. Example: dctx rules reject RULE_ID"""
     _change(ctx, "reject", rule_id, db, embedder, namespace)
+
+
+app.command("archive")(archive)
 
 
 @app.command("delete")

@@ -15,6 +15,7 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -53,6 +54,23 @@ _WITHDRAW_WORDS = re.compile(
 )
 
 
+RelationKind = Literal["agreed", "restated", "reinforced", "superseded", "conflict", "withdrawn"]
+
+
+@dataclass(slots=True)
+class Relation:
+    """How a new signal met a rule already in the rulebook: the same lesson again (agreed,
+    restated in another scope, a tool lesson reinforced) or against it (superseded, in
+    conflict, withdrawn). Outcome tracking reads these (compile/outcomes.py)."""
+
+    rule_id: str  # the rule that was there
+    kind: RelationKind
+    by: str | None  # the new rule, when there is one
+    conversation_id: str | None  # where the new signal was seen
+    evidence_ids: list[str] = field(default_factory=list)
+    similarity: float | None = None  # text cosine of the two rules, when compared
+
+
 @dataclass(slots=True)
 class Maintenance:
     """Outcome of merging new rules into the rulebook."""
@@ -61,6 +79,7 @@ class Maintenance:
     new_vectors: dict[str, Vector] = field(default_factory=dict)  # text vector of each new rule
     changed: dict[str, Rule] = field(default_factory=dict)  # existing rules modified, by id
     log: list[str] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
 
 
 class Rulebook:
@@ -102,6 +121,7 @@ class Rulebook:
         own, own_sim = self._best_match(rule, vec, exact_scope=True)
         if own is not None and own_sim >= DUPLICATE:
             self._agree(own, rule)
+            self._relate(own, "agreed", rule, None, own_sim)
             return
         best, sim = self._best_match(rule, vec)
         if best is not None and sim >= DUPLICATE:
@@ -109,6 +129,7 @@ class Rulebook:
             # its own, in the same group
             rule.group = best.group
             self._append(rule, vec)
+            self._relate(best, "restated", rule, rule.id, sim)
             return
         if rule.status is RuleStatus.CANDIDATE:
             # a correction not yet admitted replaces and conflicts with nothing until it is
@@ -127,16 +148,19 @@ class Rulebook:
             elif best.actor == rule.actor and best.scope.subject == rule.scope.subject:
                 rule.group = best.group
                 self._supersede(best, rule)
+                self._relate(best, "superseded", rule, rule.id, sim)
             elif contradicts(best, rule, sim, contrasted=_contrasts(best, rule, raw)):
                 # another person's rule for the same slot with another value: resolved per
                 # querying actor at injection (retrieve/conflicts.py)
                 rule.group = best.group
                 self.result.log.append(f"conflict group {best.group}: {best.id} vs {rule.id}")
+                self._relate(best, "conflict", rule, rule.id, sim)
         elif raw and _NAMES_REPLACEMENT.search(raw):
             named = self._named_in_turn(rule, raw)
             if named is not None:
                 rule.group = named.group
                 self._supersede(named, rule)
+                self._relate(named, "superseded", rule, rule.id, None)
         self._append(rule, vec)
         if raw:
             self._turn[rule.id] = (rule.conversation_id, raw)
@@ -159,6 +183,7 @@ class Rulebook:
             if existing.status is RuleStatus.CANDIDATE:
                 self._sighted(existing, rule)
             self._changed(existing)
+            self._relate(existing, "reinforced", rule, None, None)
             return
         self._append(rule, vec)
 
@@ -272,6 +297,13 @@ class Rulebook:
             existing.history.append({"at": utcnow(), "event": "admitted", "by": rule.id})
         self._changed(existing)
 
+    def _relate(
+        self, old: Rule, kind: RelationKind, new: Rule, by: str | None, sim: float | None
+    ) -> None:
+        self.result.relations.append(
+            Relation(old.id, kind, by, new.conversation_id, list(new.evidence_ids), sim)
+        )
+
     def _supersede(self, old: Rule, new: Rule) -> None:
         old.status = RuleStatus.SUPERSEDED
         old.superseded_by = new.id
@@ -344,6 +376,9 @@ class Rulebook:
             {"at": utcnow(), "event": "withdrawn", "actor": actor, "evidence": evidence.id}
         )
         self._changed(target)
+        self.result.relations.append(
+            Relation(target.id, "withdrawn", None, evidence.conversation_id, [evidence.id])
+        )
         return target
 
 

@@ -1,24 +1,41 @@
 """Progressive injection over one agent run: stage 1 before the first model call, stage 2+ after
 each tool result. A delivered rule is never sent twice, nor is its text (rules of different
 scopes may say the same thing); nothing is sent when nothing applies.
+
+Every delivery is also handed to `record` as a DELIVERED rule event (run id, conversation id,
+decision point, channel), and so is a guard that fired (`guard_fired`): this is the one place
+that knows what a run was given, so a later capture of the conversation can say how each
+rule did (compile/outcomes.py).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import logging
+import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from dctx.capture.subjects import mask_names
+from dctx.errors import StoreError
 from dctx.inject.budget import pack
 from dctx.inject.format import rule_line, stage1_messages, system_block
-from dctx.models import Rule, Unit
+from dctx.models import Rule, RuleEvent, RuleEventKind, Unit
 from dctx.providers.base import Embedder
 from dctx.providers.usage import UsageMeter, UsageTotals, metering
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.engine import Retriever
 from dctx.validation import check_json_text, check_value
+
+log = logging.getLogger("dctx")
+
+EventSink = Callable[[Sequence[RuleEvent]], None]
+
+
+def new_run_id() -> str:
+    """An unguessable run id: over HTTP the id of a server-side run is its capability."""
+    return "run_" + secrets.token_hex(12)
 
 
 @dataclass(slots=True)
@@ -42,6 +59,9 @@ class Run:
     retriever: Retriever
     embedder: Embedder
     token_budget: int
+    conversation_id: str | None = None  # the conversation a later capture will name
+    record: EventSink | None = None  # where deliveries and guard firings go (the store)
+    id: str = field(default_factory=lambda: new_run_id())
     ctx: RunContext = field(init=False)
     deliveries: list[Delivery] = field(default_factory=list)
     tokens_used: int = 0
@@ -119,7 +139,38 @@ class Run:
         )
         return self._deliver(found, channel="system")
 
+    def guard_fired(self, rule_ids: Sequence[str], *, tool: str, action: str) -> None:
+        """Record that the guards of these delivered rules corrected or rejected a call."""
+        self._emit(
+            [
+                self._event(rid, RuleEventKind.GUARD, {"tool": tool, "action": action})
+                for rid in dict.fromkeys(rule_ids)
+            ]
+        )
+
     # ------------------------------------------------------------------ internals
+    def _event(self, rule_id: str, kind: RuleEventKind, detail: dict[str, Any]) -> RuleEvent:
+        return RuleEvent(
+            rule_id=rule_id,
+            kind=kind,
+            namespace=self.namespace,
+            run_id=self.id,
+            conversation_id=self.conversation_id,
+            actor=self.actor,
+            decision_point=self.decision_point,
+            detail=detail,
+        )
+
+    def _emit(self, events: list[RuleEvent]) -> None:
+        """Hand events to the sink. A failing store must not break the agent's run: the
+        delivery happened either way, only its record is lost (and logged)."""
+        if not events or self.record is None:
+            return
+        try:
+            self.record(events)
+        except StoreError as exc:
+            log.warning("run %s: could not record %d rule event(s): %s", self.id, len(events), exc)
+
     def _deliver(self, found: Sequence[Rule], *, channel: str) -> list[Unit]:
         sent = {d.rule.id for d in self.deliveries}
         said = {_said(d.rule) for d in self.deliveries}
@@ -135,6 +186,9 @@ class Run:
             unit = Unit(text=rule_line(rule), channel=channel, rule_ids=[rule.id])  # type: ignore[arg-type]
             self.deliveries.append(Delivery(self.decision_point, rule, unit))
             units.append(unit)
+        self._emit(
+            [self._event(r.id, RuleEventKind.DELIVERED, {"channel": channel}) for r in chosen]
+        )
         return units
 
 

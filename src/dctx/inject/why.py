@@ -235,7 +235,9 @@ def explain_run(
     every decision point. Returns the finished run and one explanation per rule."""
     ns = namespace or (rules[0].scope.namespace if rules else mem.namespace)
     out = [_explanation(rule, ns, skill=skill, actor=actor) for rule in rules]
-    run: Run = mem.start(actor=actor, skill=skill, query=query, tools=tools, namespace=ns)
+    run: Run = mem.start(  # a what-if: nothing is delivered, nothing recorded
+        actor=actor, skill=skill, query=query, tools=tools, namespace=ns, record=False
+    )
     retriever: Retriever = run.retriever
     losses: list[str | None] = []
     for rule, expl in zip(rules, out, strict=True):

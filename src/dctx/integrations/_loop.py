@@ -131,7 +131,12 @@ class LoopSession:
         self.conversation_id = conversation_id or new_id("loop")
         self.namespace = namespace or memory.namespace
         self.run: Run = memory.start(
-            actor=actor, skill=skill, query=query, tools=self.tools, namespace=self.namespace
+            actor=actor,
+            skill=skill,
+            query=query,
+            tools=self.tools,
+            namespace=self.namespace,
+            conversation_id=self.conversation_id,
         )
         self.checker = GuardChecker()
         self.outcomes: list[ToolOutcome] = []
@@ -165,7 +170,12 @@ class LoopSession:
         """The guards' verdict on a proposed call (always "allow" with guards off)."""
         if not self.guards_on:
             return Verdict("allow", name, dict(arguments))
-        return self.checker.check(name, arguments)
+        verdict = self.checker.check(name, arguments)
+        if verdict.action != "allow":  # an outcome of the rules behind these guards
+            self.run.guard_fired(
+                [g.rule_id for g in verdict.guards], tool=name, action=verdict.action
+            )
+        return verdict
 
     def handle(self, call: ToolCallRequest, functions: Mapping[str, ToolFunction]) -> ToolOutcome:
         """Guard, execute and observe one proposed call; return what to tell the model."""

@@ -42,6 +42,8 @@ from dctx.server.schemas import (
     ObserveRequest,
     ReviewRequest,
     RolePolicyModel,
+    RulebookHealth,
+    RuleEventOut,
     RuleFilter,
     RuleOut,
     RunStarted,
@@ -271,9 +273,23 @@ def _rule_routes(v1: APIRouter, svc: DctxService) -> None:
         actor: Annotated[str | None, Query(description="Resolve its conflict group for.")] = None,
         skill: Annotated[str | None, Query(description="The actor's skill.")] = None,
     ) -> Explanation:
-        """Provenance: who said what, when, in which session and message; with `actor`, how
-        the rule's conflict group is resolved for that actor (winner and why)."""
+        """Provenance: who said what, when, in which session and message, and outcomes; with
+        `actor`, how the rule's conflict group is resolved for that actor (winner and why)."""
         return svc.explain(namespace, rule_id, actor, skill)
+
+    @v1.get("/rules/{rule_id}/outcomes", tags=["rules"])
+    def outcomes(namespace: NamespacePath, rule_id: RuleIdPath) -> list[RuleEventOut]:
+        """How the rule did: deliveries, guards, recurrences, contradictions, status changes."""
+        return svc.outcomes(namespace, rule_id)
+
+    @v1.get("/health", tags=["rules"])
+    def rulebook_health(
+        namespace: NamespacePath,
+        days: Annotated[int | None, Query(ge=1, le=36_500)] = None,
+    ) -> RulebookHealth:
+        """The rulebook on one screen: counts per status, flagged, never triggered, stale,
+        duplicates (`dctx health`)."""
+        return svc.rulebook_health(namespace, days)
 
     for action in ("disable", "enable", "approve", "reject"):
         _status_route(v1, svc, action)

@@ -38,6 +38,8 @@ from dctx.server.schemas import (
     Namespace,
     ReviewRequest,
     RolePolicyModel,
+    RulebookHealth,
+    RuleEventOut,
     RuleFilter,
     RuleOut,
     Text,
@@ -176,7 +178,7 @@ def create_mcp(
             _defaulted(skill, default_skill, "skill"),
         )
 
-    @server.tool(title="Get guidance", annotations=READ_ONLY)
+    @server.tool(title="Get guidance", annotations=REVERSIBLE)
     def get_guidance(
         query: Annotated[Text, Field(description="The user's request, as they wrote it.")],
         steps: Annotated[
@@ -186,18 +188,33 @@ def create_mcp(
         tools: Annotated[
             list[Name] | None, Field(description="Tools the agent can call (scopes rules).")
         ] = None,
+        conversation_id: Annotated[
+            Name | None,
+            Field(
+                description="Your id for this conversation: pass the same one to "
+                "capture_session later, so dctx learns how each rule it gave you did."
+            ),
+        ] = None,
         actor: ActorArg = None,
         skill: SkillArg = None,
         namespace: NamespaceArg = None,
     ) -> GuidanceResponse:
         """Rules that apply now: stage 1 (before the run) and what the latest tool result
         triggers. Follow every RULE in `latest`; `messages` is the stage-1 pair to prepend.
-        Reads only: nothing is stored."""
+        Stores nothing, except, with a conversation_id, which rules were given to it (once
+        per rule)."""
         a, k = who(actor, skill)
         return _call(
             lambda: service.guidance(
                 ns(namespace),
-                GuidanceRequest(actor=a, skill=k, query=query, tools=tools, steps=steps),
+                GuidanceRequest(
+                    actor=a,
+                    skill=k,
+                    query=query,
+                    tools=tools,
+                    steps=steps,
+                    conversation_id=conversation_id,
+                ),
             )
         )
 
@@ -306,14 +323,49 @@ def create_mcp(
         actor: AuthorArg = None,
         skill: SkillFilterArg = None,
         status: StatusArg = None,
+        flagged: Annotated[
+            bool, Field(description="Only rules whose mistake kept recurring after delivery.")
+        ] = False,
+        stale: Annotated[
+            bool, Field(description="Only active rules no run was given for `days` days.")
+        ] = False,
+        days: Annotated[
+            int | None, Field(ge=1, le=36_500, description="Idle days for `stale` (90).")
+        ] = None,
         namespace: NamespaceArg = None,
     ) -> list[RuleOut]:
-        """Rules in the namespace, oldest first, filtered by author actor, skill and status."""
+        """Rules in the namespace, oldest first, filtered by author actor, skill and status;
+        `flagged` lists the ones to review, `stale` the ones no run was given lately."""
         return _call(
             lambda: service.list_rules(
-                ns(namespace), RuleFilter(actor=actor, skill=skill, status=status)
+                ns(namespace),
+                RuleFilter(
+                    actor=actor,
+                    skill=skill,
+                    status=status,
+                    flagged=flagged,
+                    stale=stale,
+                    days=days,
+                ),
             )
         )
+
+    @server.tool(title="Rule outcomes", annotations=READ_ONLY)
+    def rule_outcomes(rule_id: RuleIdArg, namespace: NamespaceArg = None) -> list[RuleEventOut]:
+        """How a rule did: each delivery, guard, recurrence of its mistake, correction
+        against it, and every status change with the events that were its evidence."""
+        return _call(lambda: service.outcomes(ns(namespace), rule_id))
+
+    @server.tool(title="Rulebook health", annotations=READ_ONLY)
+    def rulebook_health(
+        days: Annotated[
+            int | None, Field(ge=1, le=36_500, description="Idle days that make a rule stale.")
+        ] = None,
+        namespace: NamespaceArg = None,
+    ) -> RulebookHealth:
+        """The rulebook on one screen: rules per status, flagged, never triggered, stale,
+        duplicates and near-duplicates."""
+        return _call(lambda: service.rulebook_health(ns(namespace), days))
 
     @server.tool(title="Search rules", annotations=READ_ONLY)
     def search_rules(

@@ -10,7 +10,6 @@ start a new run, or use the stateless /guidance endpoint).
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -47,7 +46,7 @@ class RunRegistry:
         self._lock = threading.Lock()
 
     def add(self, namespace: str, run: Run) -> str:
-        run_id = "run_" + secrets.token_hex(12)  # unguessable: the id is the capability
+        run_id = run.id  # unguessable (inject/run.py): the id is the capability
         with self._lock:
             self._expire()
             self._runs[run_id] = _Entry(namespace, run, self._clock())

@@ -124,6 +124,10 @@ class RuleOut(BaseModel):
     updated_at: str
     superseded_by: str | None
     history: list[dict[str, Any]]
+    flagged_at: str | None = Field(
+        default=None,
+        description="When its mistake kept recurring after delivery (review it); else null.",
+    )
     # values / tools the lesson took from tool output (a candidate until it recurs or is
     # approved; its guards never rewrite a call to them)
     from_tool_output: list[str] = []
@@ -249,6 +253,12 @@ class GuidanceRequest(_Request):
         default=None, description="Tools offered to the run; null: unknown."
     )
     steps: list[ToolStep] = Field(default_factory=list, max_length=500)
+    conversation_id: Name | None = Field(
+        default=None,
+        description="The conversation these steps belong to: when given, what applies is "
+        "recorded as delivered to it (once per rule), so capturing the conversation under "
+        "this id records how each rule did. Without it nothing is written.",
+    )
     token_budget: int | None = Field(default=None, ge=1, le=100_000)
 
 
@@ -278,6 +288,11 @@ class StartRunRequest(_Request):
     query: Text
     tools: list[Name] | None = None
     token_budget: int | None = Field(default=None, ge=1, le=100_000)
+    conversation_id: Name | None = Field(
+        default=None,
+        description="The conversation this run belongs to. What it delivers is recorded, so "
+        "capturing the conversation under this id (or the run id) records how each rule did.",
+    )
 
 
 class RunStarted(BaseModel):
@@ -307,6 +322,58 @@ class RuleFilter(_Request):
     actor: Name | None = None
     skill: Name | None = None
     status: list[RuleStatus] | None = None
+    flagged: bool = Field(
+        default=False, description="Only rules whose mistake kept recurring after delivery."
+    )
+    stale: bool = Field(
+        default=False, description="Only active rules no run was given for `days` days."
+    )
+    days: int | None = Field(
+        default=None, ge=1, le=36_500, description="Idle days for `stale` (default 90)."
+    )
+
+
+class RuleEventOut(BaseModel):
+    """One dated fact about a rule: a delivery, how it went, a status change and why."""
+
+    id: str
+    rule_id: str
+    kind: str
+    namespace: str
+    at: str
+    run_id: str | None
+    conversation_id: str | None
+    actor: str | None
+    decision_point: int | None
+    detail: dict[str, Any]
+
+
+class PairOut(BaseModel):
+    a: str
+    b: str
+    similarity: float
+    same_scope: bool
+
+
+class StaleOut(BaseModel):
+    rule: str
+    last_triggered: str | None
+    idle_days: float
+
+
+class RulebookHealth(BaseModel):
+    """A rulebook on one screen (`dctx health`)."""
+
+    namespace: str
+    counts: dict[str, int] = Field(description="Rules per status, plus `flagged`.")
+    flagged: list[str]
+    delivered: int = Field(description="Live rules delivered at least once.")
+    never_triggered: list[str] = Field(description="Active rules never delivered.")
+    stale: list[StaleOut]
+    stale_days: int
+    outcomes: dict[str, int] = Field(description="Rule events per kind.")
+    duplicates: list[PairOut]
+    near_duplicates: list[PairOut]
 
 
 class EditRequest(_Request):
@@ -350,6 +417,10 @@ class Explanation(BaseModel):
     conflict: ConflictOut | None = Field(
         None, description="With ?actor=: how the rule's conflict group is resolved for them."
     )
+    outcomes: list[RuleEventOut] = Field(
+        default=[], description="Deliveries, how they went, status changes, oldest first."
+    )
+    outcome_counts: dict[str, int] = {}
 
 
 class Forgotten(BaseModel):
@@ -381,11 +452,15 @@ __all__ = [
     "NodeOut",
     "ObserveRequest",
     "Observed",
+    "PairOut",
     "ReviewRequest",
     "RolePolicyModel",
+    "RuleEventOut",
     "RuleFilter",
     "RuleOut",
+    "RulebookHealth",
     "RunStarted",
+    "StaleOut",
     "StartRunRequest",
     "StepGuidance",
     "ToolStep",

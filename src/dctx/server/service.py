@@ -32,6 +32,8 @@ from dctx.server.schemas import (
     ObserveRequest,
     ReviewRequest,
     RolePolicyModel,
+    RulebookHealth,
+    RuleEventOut,
     RuleFilter,
     RuleOut,
     RunStarted,
@@ -133,8 +135,20 @@ class DctxService:
 
     # ------------------------------------------------------------------ guidance
     def guidance(self, namespace: str, req: GuidanceRequest) -> GuidanceResponse:
-        """Stateless: replay the run so far and say what applies now. Nothing is written."""
-        run = self._start(namespace, req.actor, req.skill, req.query, req.tools, req.token_budget)
+        """Stateless: replay the run so far and say what applies now. Nothing is written,
+        unless a conversation id is given: then what applies is recorded as delivered to
+        that conversation (once per rule, however often the run is replayed)."""
+        run = self._start(
+            namespace,
+            req.actor,
+            req.skill,
+            req.query,
+            req.tools,
+            req.token_budget,
+            conversation_id=req.conversation_id,
+            run_id=req.conversation_id,
+            record=req.conversation_id is not None,
+        )
         steps: list[StepGuidance] = []
         for step in req.steps:
             units = run.observe({"name": step.tool, "arguments": step.arguments}, step.result)
@@ -151,7 +165,17 @@ class DctxService:
         )
 
     def start_run(self, namespace: str, req: StartRunRequest) -> RunStarted:
-        run = self._start(namespace, req.actor, req.skill, req.query, req.tools, req.token_budget)
+        """A run kept on the server; what it delivers is recorded under its id (and the
+        conversation id, if given), so capturing either id records how each rule did."""
+        run = self._start(
+            namespace,
+            req.actor,
+            req.skill,
+            req.query,
+            req.tools,
+            req.token_budget,
+            conversation_id=req.conversation_id,
+        )
         messages, units = run.messages, _units(run.units)
         run_id = self.runs.add(namespace, run)
         return RunStarted(
@@ -179,6 +203,10 @@ class DctxService:
         query: str,
         tools: list[str] | None,
         token_budget: int | None,
+        *,
+        conversation_id: str | None = None,
+        run_id: str | None = None,
+        record: bool = True,
     ) -> Run:
         return self.memory.start(
             actor=actor,
@@ -187,14 +215,38 @@ class DctxService:
             tools=tools,
             namespace=namespace,
             token_budget=token_budget,
+            conversation_id=conversation_id,
+            run_id=run_id,
+            record=record,
         )
 
     # ------------------------------------------------------------------ rules
     def list_rules(self, namespace: str, flt: RuleFilter) -> list[RuleOut]:
-        rules = self.memory.rules(
-            actor=flt.actor, skill=flt.skill, status=flt.status, namespace=namespace
-        )
+        """Rules filtered by actor, skill, status; `flagged` keeps those to review, `stale`
+        the active ones no run was given for `days` days."""
+        if flt.stale:
+            stale = self.memory.stale(
+                days=flt.days, actor=flt.actor, skill=flt.skill, namespace=namespace
+            )
+            rules = [s.rule for s in stale]
+        else:
+            rules = self.memory.rules(
+                actor=flt.actor, skill=flt.skill, status=flt.status, namespace=namespace
+            )
+        if flt.flagged:
+            rules = [r for r in rules if r.flagged_at is not None]
+        if flt.stale and flt.status is not None:
+            rules = [r for r in rules if r.status in flt.status]
         return [_rule(r) for r in rules]
+
+    def outcomes(self, namespace: str, rule_id: str) -> list[RuleEventOut]:
+        """A rule's events, oldest first: deliveries, how they went, status changes."""
+        self._owned(namespace, rule_id)
+        return [RuleEventOut.model_validate(e.to_dict()) for e in self.memory.outcomes_of(rule_id)]
+
+    def rulebook_health(self, namespace: str, days: int | None = None) -> RulebookHealth:
+        report = self.memory.health(days=days, namespace=namespace)
+        return RulebookHealth.model_validate(report.to_dict())
 
     def search_rules(
         self, namespace: str, query: str, flt: RuleFilter, *, limit: int = 10

@@ -18,7 +18,16 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from dctx.models import DecisionNode, Edge, Evidence, Rule, RuleStatus, Session
+from dctx.models import (
+    DecisionNode,
+    Edge,
+    Evidence,
+    Rule,
+    RuleEvent,
+    RuleEventKind,
+    RuleStatus,
+    Session,
+)
 
 Vector = npt.NDArray[np.float32]
 
@@ -188,6 +197,29 @@ class Store(Protocol):
     ) -> None:
         """Set (or, with None, remove) the policy of a namespace or of one skill in it;
         drop_namespace removes them too."""
+        ...
+
+    # --- rule events (outcome tracking) ----------------------------------
+    def add_rule_events(self, events: Sequence[RuleEvent]) -> None:
+        """Append events (joins an open transaction). A second delivery, or a second outcome
+        of one kind, of the same rule in the same run is ignored. Rules are not touched, so
+        the namespace's generation (and every cached rule index) stays as it was."""
+        ...
+
+    def rule_events(
+        self,
+        namespace: str,
+        *,
+        rule_ids: Sequence[str] | None = None,
+        runs: Sequence[str] | None = None,
+        kinds: Sequence[RuleEventKind] | None = None,
+    ) -> list[RuleEvent]:
+        """A namespace's events, oldest first; `runs` matches a run or conversation id."""
+        ...
+
+    def rule_event_tally(self, namespace: str) -> dict[str, dict[RuleEventKind, tuple[int, str]]]:
+        """Per rule id and event kind: how many events and when the latest was (`at`), so
+        health and staleness reports need no scan of every delivery."""
         ...
 
     # --- caches (LLM results by input hash) -------------------------------

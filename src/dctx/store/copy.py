@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from dctx.errors import ConfigError, StoreError
+from dctx.store._events import EVENT_COLUMNS
 from dctx.store._rows import RULE_COLUMNS
 from dctx.store._transcripts import TRANSCRIPT_COLUMNS
 from dctx.store.base import Store
@@ -35,6 +36,7 @@ COPY_COLUMNS: dict[str, tuple[str, ...]] = {
     "meta": ("key", "value"),
     "cache": ("key", "value", "namespace", "actor", "created"),
     "transcript_files": TRANSCRIPT_COLUMNS,
+    "rule_events": EVENT_COLUMNS,
 }  # fmt: skip
 # Meta keys that belong to one store and are not copied.
 LOCAL_META_PREFIXES = ("generation",)

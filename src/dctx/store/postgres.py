@@ -40,10 +40,13 @@ from dctx.models import (
     Evidence,
     EvidenceKind,
     Rule,
+    RuleEvent,
+    RuleEventKind,
     RuleStatus,
     Session,
     utcnow,
 )
+from dctx.store import _events as events
 from dctx.store import _policies as policies
 from dctx.store import _transcripts as transcripts
 from dctx.store import postgres_ops as ops
@@ -452,6 +455,7 @@ class PostgresStore:
             conn.execute("DELETE FROM rules WHERE id = %s", (rule_id,))
             conn.execute("DELETE FROM vectors WHERE owner = %s", (rule_id,))
             conn.execute("DELETE FROM edges WHERE src = %s OR dst = %s", (rule_id, rule_id))
+            conn.execute("DELETE FROM rule_events WHERE rule_id = %s", (rule_id,))
             ops.bump_generations(conn, [rule.scope.namespace])
 
     def forget_actor(self, namespace: str, actor: str) -> dict[str, int]:
@@ -639,6 +643,37 @@ class PostgresStore:
             else:
                 ops.set_meta(conn, key, policies.value(namespace, skill, policy))
 
+    # --- rule events ---------------------------------------------------------------------------
+
+    def add_rule_events(self, records: Sequence[RuleEvent]) -> None:
+        if not records:
+            return
+        rows = [events.event_row(e) for e in records]
+        with self._writing() as conn:
+            if self._local.depth:  # inside a caller's transaction (a capture): hold the tenant
+                ops.lock_namespaces(conn, {e.namespace for e in records})
+            conn.cursor().executemany(events.insert_sql("%s"), rows)
+
+    def rule_events(
+        self,
+        namespace: str,
+        *,
+        rule_ids: Sequence[str] | None = None,
+        runs: Sequence[str] | None = None,
+        kinds: Sequence[RuleEventKind] | None = None,
+    ) -> list[RuleEvent]:
+        sql, params = events.select_sql(
+            "%s", ops.ANY, namespace, rule_ids=rule_ids, runs=runs, kinds=kinds, as_list=list
+        )
+        with self._reading(snapshot=False) as conn:
+            rows = conn.execute(sql, params).fetchall()
+        return [events.event_from_row(r) for r in rows]
+
+    def rule_event_tally(self, namespace: str) -> dict[str, dict[RuleEventKind, tuple[int, str]]]:
+        with self._reading(snapshot=False) as conn:
+            rows = conn.execute(events.summary_sql("%s"), (namespace,)).fetchall()
+        return events.tally(rows)
+
     # --- caches ------------------------------------------------------------------------------
 
     def cache_get(self, key: str) -> str | None:
@@ -664,7 +699,7 @@ class PostgresStore:
         columns = ", ".join(
             _VEC_BYTES.format("embedding") if c == "vector" else c for c in COPY_COLUMNS[table]
         )
-        order = "seq" if table in ("nodes", "edges", "rules") else "1"
+        order = "seq" if table in ("nodes", "edges", "rules", "rule_events") else "1"
         with self._reading() as conn, conn.cursor(name=f"dctx_export_{table}") as cur:
             cur.execute(f"SELECT {columns} FROM {table} ORDER BY {order}")  # server-side cursor
             for row in cur:

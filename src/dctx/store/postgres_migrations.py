@@ -185,4 +185,36 @@ def m003_transcript_files(conn: Any) -> None:
     )
 
 
+@POSTGRES_MIGRATIONS.step
+def m004_rule_events(conn: Any) -> None:
+    """Per-rule outcome tracking: deliveries, how they went, status changes with evidence
+    (one delivery and one outcome of each kind per rule and run: `rule_events_once`)."""
+    _run(
+        conn,
+        """
+        CREATE TABLE rule_events (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            namespace TEXT NOT NULL,
+            rule_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            at TEXT NOT NULL,
+            run_id TEXT,
+            conversation_id TEXT,
+            actor TEXT,
+            decision_point INTEGER,
+            detail TEXT NOT NULL
+        );
+        CREATE INDEX rule_events_rule ON rule_events (rule_id, at);
+        CREATE INDEX rule_events_run ON rule_events (namespace, run_id);
+        CREATE INDEX rule_events_conversation ON rule_events (namespace, conversation_id);
+        CREATE INDEX rule_events_actor ON rule_events (namespace, actor);
+        CREATE INDEX rule_events_kind ON rule_events (namespace, kind, at);
+        CREATE UNIQUE INDEX rule_events_once ON rule_events (namespace, run_id, rule_id, kind)
+            WHERE run_id IS NOT NULL
+            AND kind IN ('delivered', 'recurred', 'contradicted', 'quiet')
+        """,
+    )
+
+
 __all__ = ["POSTGRES_MIGRATIONS"]

@@ -280,9 +280,16 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
     delete("evidence", f"id {ANY}", evidence)
     delete("nodes", f"id {ANY}", nodes)
     if actor is None:
-        for table in ("sessions", "cache", "transcript_files", "actors", "subjects"):
+        for table in ("sessions", "cache", "transcript_files", "rule_events", "actors", "subjects"):
             delete(table, "namespace = %s", namespace)
     else:
+        # what their runs were given and how it went, and every event of a deleted rule
+        delete(
+            "rule_events",
+            f"namespace = %s AND (actor = %s OR conversation_id {ANY} OR run_id {ANY} "
+            f"OR rule_id {ANY})",
+            namespace, actor, names, names, rules,
+        )  # fmt: skip
         delete("sessions", f"namespace = %s AND conversation_id {ANY}", namespace, names)
         delete("transcript_files", "namespace = %s AND actor = %s", namespace, actor)
         # their entries, and shared ones that remember their conversations (tool failures)

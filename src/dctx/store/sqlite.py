@@ -33,10 +33,13 @@ from dctx.models import (
     Evidence,
     EvidenceKind,
     Rule,
+    RuleEvent,
+    RuleEventKind,
     RuleStatus,
     Session,
     utcnow,
 )
+from dctx.store import _events as events
 from dctx.store import _policies as policies
 from dctx.store import _transcripts as transcripts
 from dctx.store import sqlite_ops as ops
@@ -366,6 +369,7 @@ class SQLiteStore:
             conn.execute("DELETE FROM rules WHERE id = ?", (rule_id,))
             conn.execute("DELETE FROM vectors WHERE owner = ?", (rule_id,))
             conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (rule_id, rule_id))
+            conn.execute("DELETE FROM rule_events WHERE rule_id = ?", (rule_id,))
             ops.bump_generations(conn, namespaces)
 
     def forget_actor(self, namespace: str, actor: str) -> dict[str, int]:
@@ -573,6 +577,35 @@ class SQLiteStore:
                 conn.execute("DELETE FROM meta WHERE key = ?", (key,))
             else:
                 ops.set_meta(conn, key, policies.value(namespace, skill, policy))
+
+    # --- rule events ---------------------------------------------------------------------------
+
+    def add_rule_events(self, records: Sequence[RuleEvent]) -> None:
+        if not records:
+            return
+        rows = [events.event_row(e) for e in records]
+        with self._writing() as conn:
+            conn.executemany(events.insert_sql("?"), rows)
+
+    def rule_events(
+        self,
+        namespace: str,
+        *,
+        rule_ids: Sequence[str] | None = None,
+        runs: Sequence[str] | None = None,
+        kinds: Sequence[RuleEventKind] | None = None,
+    ) -> list[RuleEvent]:
+        sql, params = events.select_sql(
+            "?", _IN, namespace, rule_ids=rule_ids, runs=runs, kinds=kinds, as_list=ops.json_list
+        )
+        with self._reading() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        return [events.event_from_row(r) for r in rows]
+
+    def rule_event_tally(self, namespace: str) -> dict[str, dict[RuleEventKind, tuple[int, str]]]:
+        with self._reading() as conn:
+            rows = conn.execute(events.summary_sql("?"), (namespace,)).fetchall()
+        return events.tally(rows)
 
     # --- caches ------------------------------------------------------------------------------
 

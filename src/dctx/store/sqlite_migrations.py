@@ -187,4 +187,36 @@ def m002_transcript_files(conn: sqlite3.Connection) -> None:
     )
 
 
+@SQLITE_MIGRATIONS.step
+def m003_rule_events(conn: sqlite3.Connection) -> None:
+    """Per-rule outcome tracking: deliveries, how they went, status changes with evidence
+    (one delivery and one outcome of each kind per rule and run: `rule_events_once`)."""
+    _run(
+        conn,
+        """
+        CREATE TABLE rule_events (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            namespace TEXT NOT NULL,
+            rule_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            at TEXT NOT NULL,
+            run_id TEXT,
+            conversation_id TEXT,
+            actor TEXT,
+            decision_point INTEGER,
+            detail TEXT NOT NULL
+        );
+        CREATE INDEX rule_events_rule ON rule_events (rule_id, at);
+        CREATE INDEX rule_events_run ON rule_events (namespace, run_id);
+        CREATE INDEX rule_events_conversation ON rule_events (namespace, conversation_id);
+        CREATE INDEX rule_events_actor ON rule_events (namespace, actor);
+        CREATE INDEX rule_events_kind ON rule_events (namespace, kind, at);
+        CREATE UNIQUE INDEX rule_events_once ON rule_events (namespace, run_id, rule_id, kind)
+            WHERE run_id IS NOT NULL
+            AND kind IN ('delivered', 'recurred', 'contradicted', 'quiet');
+        """,
+    )
+
+
 __all__ = ["SQLITE_MIGRATIONS"]

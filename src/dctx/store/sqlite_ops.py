@@ -38,6 +38,7 @@ TABLES = (
     "meta",
     "cache",
     "transcript_files",
+    "rule_events",
 )
 IN = "IN (SELECT value FROM json_each(?))"  # one parameter for any number of values
 NODE_FIELDS = tuple(f.name for f in dataclasses.fields(DecisionNode))  # = table columns
@@ -278,9 +279,16 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
     delete("evidence", f"id {IN}", json_list(evidence))
     delete("nodes", f"id {IN}", json_list(nodes))
     if actor is None:
-        for table in ("sessions", "cache", "transcript_files", "actors", "subjects"):
+        for table in ("sessions", "cache", "transcript_files", "rule_events", "actors", "subjects"):
             delete(table, "namespace = ?", namespace)
     else:
+        # what their runs were given and how it went, and every event of a deleted rule
+        delete(
+            "rule_events",
+            f"namespace = ? AND (actor = ? OR conversation_id {IN} OR run_id {IN} "
+            f"OR rule_id {IN})",
+            namespace, actor, names, names, json_list(rules),
+        )  # fmt: skip
         delete("sessions", f"namespace = ? AND conversation_id {IN}", namespace, names)
         delete("transcript_files", "namespace = ? AND actor = ?", namespace, actor)
         # their entries, and shared ones that remember their conversations (tool failures)

@@ -51,7 +51,9 @@ class ForgeDC:
 
     def start(self, actor: str, skill: str, query: str, tools: Sequence[str]) -> list[Unit]:
         self.tools = list(tools)
-        self.run = self.mem.start(actor=actor, skill=skill, query=query, tools=self.tools)
+        self.run = self.mem.start(  # probes are never captured: nothing to record
+            actor=actor, skill=skill, query=query, tools=self.tools, record=False
+        )
         return list(self.run.units)
 
     def observe(self, call: dict[str, Any], result: str) -> list[Unit]:

@@ -113,7 +113,9 @@ def evaluate(
     for k, session in enumerate(sessions):
         actor = _actor(session)
         first = next((m.content for m in session.messages if m.role == "user"), "")
-        run = memory.start(actor=actor, skill=SKILL, query=read_user_turn(first).text or ".")
+        run = memory.start(
+            actor=actor, skill=SKILL, query=read_user_turn(first).text or ".", record=False
+        )
         units += len(run.units)
         report.sessions_with_units += bool(run.units)
         memory.capture_sessions([session.to_session(actor=actor, skill=SKILL)])
