@@ -411,7 +411,9 @@ class Memory:
             batch,
         )
         batch.rules = new_rules + list(result.maintenance.changed.values())
-        batch.rules.extend(self._expire_candidates(index.rules, sessions, batch.rules))
+        expired = self._expire_candidates(index.rules, sessions, batch.rules)
+        batch.rules.extend(expired)
+        events.extend(_expiry_event(rule, self.admission) for rule in expired)
         self.store.write(batch)
         self.store.add_rule_events(events)
         report.outcomes.extend(events)
@@ -969,3 +971,19 @@ def _tool_names(tools: Sequence[Any] | None) -> list[str] | None:
         elif hasattr(tool, "name"):
             names.append(str(tool.name))
     return names
+
+
+def _expiry_event(rule: Rule, admission: Admission) -> RuleEvent:
+    """The STATUS event of a candidate that expired: what it waited for, and since when."""
+    return RuleEvent(
+        rule_id=rule.id,
+        kind=RuleEventKind.STATUS,
+        namespace=rule.scope.namespace,
+        detail={
+            "from": RuleStatus.CANDIDATE.value,
+            "to": RuleStatus.EXPIRED.value,
+            "why": f"not seen again or approved within {admission.candidate_days:g} days",
+            "last_seen": rule.updated_at,
+            "evidence": list(rule.evidence_ids),
+        },
+    )

@@ -126,6 +126,8 @@ def test_a_candidate_nothing_confirms_expires_on_the_sessions_clock(
     [rule] = mem.rules(status=list(RuleStatus))
     assert rule.status is RuleStatus.EXPIRED
     assert rule.history[-1]["event"] == "expired"
+    [status] = [e for e in mem.outcomes_of(rule.id) if e.kind.value == "status"]
+    assert status.detail["to"] == "expired" and status.detail["evidence"] == rule.evidence_ids
     _session(mem, "s4", when="2026-04-16T09:00:00Z")  # said again: a new candidate, not revived
     statuses = sorted(r.status.value for r in mem.rules(status=list(RuleStatus)))
     assert statuses == ["candidate", "expired"]
