@@ -113,6 +113,27 @@ def test_migrations_are_recorded_by_name_and_newer_databases_refused(tmp_path: P
         SQLiteStore(path)
 
 
+def test_m003_reindexes_existing_rules_for_scoped_search(tmp_path: Path) -> None:
+    """A store written before m003 keeps its rules searchable (and scoped) after upgrading."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    for step in list(SQLITE_MIGRATIONS)[:2]:
+        step.apply(conn)
+        conn.execute("INSERT INTO migrations VALUES (?, '2026-01-01')", (step.name,))
+    conn.close()
+    old = SQLiteStore(path, migrate=False)
+    elsewhere = _rule("r2", "Use metric units everywhere.")
+    elsewhere.scope.namespace = "other"
+    old.write(CaptureBatch(rules=[_rule("r1"), elsewhere]))
+    old.close()
+    store = SQLiteStore(path)
+    assert store.applied_on_open == ["m003_scoped_search_and_rule_changes"]
+    assert [i for i, _ in store.search_text("default", "metric units")] == ["r1"]
+    assert [i for i, _ in store.search_text("other", "metric units", skill="x")] == ["r2"]
+    store.close()
+
+
 def test_migration_names_are_unique() -> None:
     steps: Migrations[object] = Migrations("test")
 

@@ -171,7 +171,9 @@ def _query_check(check: PointCheck, run: Run, rule: Rule, dp: int) -> None:
         vec = run.embedder.embed([mask_names(run.query)])[0]  # as Run embeds the query
         check.floor = cal.query_floor
         snap = run.retriever.snapshot(run.namespace)
-        passed = run.retriever._query_matches(run.namespace, snap, [row], vec, run.query)
+        passed = run.retriever._query_matches(
+            run.namespace, snap, [row], vec, run.query, skill=run.skill
+        )
         check.eligible = bool(passed)
         label = "query"
     else:

@@ -237,7 +237,9 @@ class Retriever:
             i for i in view.data_candidates(ctx) if data_condition_met(rules[i].trigger, ctx)
         ]
         chosen.sort()  # visible order, as delivered
-        chosen.extend(self._query_matches(namespace, snap, view.query, query_vec, ctx.query))
+        chosen.extend(
+            self._query_matches(namespace, snap, view.query, query_vec, ctx.query, skill=skill)
+        )
         return self._resolve(view, rules, chosen, actor)
 
     def _query_matches(
@@ -247,6 +249,8 @@ class Retriever:
         candidates: list[int],
         query_vec: Vector,
         query: str,
+        *,
+        skill: str | None = None,
     ) -> list[int]:
         if not candidates:
             return []
@@ -270,7 +274,9 @@ class Retriever:
         cos_rank = [snap.index.rules[int(i)].id for i in order]
         allowed = set(cos_rank)
         bm25_rank = [
-            rid for rid, _ in self.store.search_text(namespace, query, 50) if rid in allowed
+            rid
+            for rid, _ in self.store.search_text(namespace, query, 50, skill=skill)
+            if rid in allowed
         ]
         fused = rrf([cos_rank, bm25_rank])
         best = sorted(fused, key=lambda rid: -fused[rid])[: self.calibration.top_k]

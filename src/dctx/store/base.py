@@ -143,9 +143,11 @@ class Store(Protocol):
 
     def edges(self, *, src: str | None = None, dst: str | None = None) -> list[Edge]: ...
 
-    def search_text(self, namespace: str, query: str, limit: int = 50) -> list[tuple[str, float]]:
+    def search_text(
+        self, namespace: str, query: str, limit: int = 50, *, skill: str | None = None
+    ) -> list[tuple[str, float]]:
         """BM25 full-text search over rule text + trigger text; (rule_id, score) best first,
-        higher score = better."""
+        higher score = better. With `skill`, only rules scoped to it or to no skill."""
         ...
 
     def search_nodes(

@@ -528,7 +528,9 @@ class PostgresStore:
             ).fetchall()
         return [Edge(s, EdgeType(t), d) for s, t, d in rows]
 
-    def search_text(self, namespace: str, query: str, limit: int = 50) -> list[tuple[str, float]]:
+    def search_text(
+        self, namespace: str, query: str, limit: int = 50, *, skill: str | None = None
+    ) -> list[tuple[str, float]]:
         match = ts_query(query)
         if match is None or limit <= 0:
             return []
@@ -536,8 +538,10 @@ class PostgresStore:
             rows = conn.execute(
                 "SELECT r.id, ts_rank(r.search, q, 1) AS score "
                 "FROM rules r, to_tsquery('dctx_english', %s) q "
-                "WHERE r.namespace = %s AND r.search @@ q ORDER BY score DESC, r.seq LIMIT %s",
-                (match, namespace, limit),
+                "WHERE r.namespace = %s AND r.search @@ q "
+                "AND (%s::text IS NULL OR r.skill IS NULL OR r.skill = %s) "
+                "ORDER BY score DESC, r.seq LIMIT %s",
+                (match, namespace, skill, skill, limit),
             ).fetchall()
         return [(rule_id, float(score)) for rule_id, score in rows]
 

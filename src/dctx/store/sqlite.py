@@ -463,17 +463,25 @@ class SQLiteStore:
             ).fetchall()
         return [Edge(s, EdgeType(t), d) for s, t, d in rows]
 
-    def search_text(self, namespace: str, query: str, limit: int = 50) -> list[tuple[str, float]]:
-        match = fts_query(query)
-        if match is None or limit <= 0:
+    def search_text(
+        self, namespace: str, query: str, limit: int = 50, *, skill: str | None = None
+    ) -> list[tuple[str, float]]:
+        words = fts_query(query)
+        if words is None or limit <= 0:
             return []
+        # the scope tokens go into the MATCH (migration m003), so FTS5 intersects with the
+        # namespace's rows before ranking; the equality test below stays the exact check
+        scope = f'search_scope : "n{namespace.encode().hex()}"'
+        if skill is not None:
+            scope += f' AND search_scope : ("s{skill.encode().hex()}" OR "s")'
         with self._reading() as conn:
             rows = conn.execute(
-                "SELECT r.id, -bm25(rules_fts) AS score FROM rules_fts "
+                "SELECT r.id, -bm25(rules_fts, 1.0, 1.0, 0.0) AS score FROM rules_fts "
                 "JOIN rules r ON r.seq = rules_fts.rowid "
                 "WHERE rules_fts MATCH ? AND r.namespace = ? "
+                "AND (? IS NULL OR r.skill IS NULL OR r.skill = ?) "
                 "ORDER BY score DESC, r.seq LIMIT ?",
-                (match, namespace, limit),
+                (f"{scope} AND {{text trigger_text}} : ({words})", namespace, skill, skill, limit),
             ).fetchall()
         return [(rule_id, float(score)) for rule_id, score in rows]
 
