@@ -108,8 +108,8 @@ class _Vectors:
 
     def __init__(self, retriever: Retriever, namespace: str) -> None:
         snap = retriever.snapshot(namespace)
-        self.index = snap.index
-        self.rows = {r.id: i for i, r in enumerate(snap.index.rules)}
+        self.index = snap
+        self.rows = {r.id: i for i, r in enumerate(snap.rules) if r is not None}
 
     def similarity(self, rule_id: str, vec: np.ndarray) -> float | None:
         row = self.rows.get(rule_id)

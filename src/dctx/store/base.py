@@ -65,6 +65,21 @@ class RuleIndex:
     rules: list[Rule]
     text_vectors: Vector  # shape (n, dim)
     trigger_vectors: Vector  # shape (n, dim)
+    seqs: list[int] = field(default_factory=list)  # the backend's row key of each rule
+    cursor: int = 0  # where in the store's rule change log this index was read
+
+
+@dataclass(slots=True)
+class RuleChanges:
+    """What changed in a namespace's rules since a `RuleIndex` was read (`Store.rule_changes`).
+
+    `changed` lists the row keys touched since (inserted, updated, deleted, moved, vectors
+    rewritten): a holder drops those rows, then adds `index.rules`, the current state of those
+    that still match the namespace and statuses. Applying it twice is harmless.
+    """
+
+    changed: list[int]
+    index: RuleIndex  # generation and cursor: the new position
 
 
 @runtime_checkable
@@ -158,6 +173,13 @@ class Store(Protocol):
 
     def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
         """Snapshot of the rules (with vectors) in a namespace with the given statuses."""
+        ...
+
+    def rule_changes(
+        self, namespace: str, statuses: Sequence[RuleStatus], cursor: int
+    ) -> RuleChanges | None:
+        """The rules changed since `cursor` (a `RuleIndex.cursor`), or None when the change
+        log no longer reaches back that far (read a full `rule_index` then)."""
         ...
 
     def generation(self, namespace: str) -> int:

@@ -57,7 +57,7 @@ from dctx.store._rows import (
     session_from_row,
     vector_to_blob,
 )
-from dctx.store.base import CaptureBatch, RuleIndex, TranscriptFile, Vector
+from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.postgres_migrations import POSTGRES_MIGRATIONS
@@ -569,28 +569,49 @@ class PostgresStore:
         return [(DecisionNode(*n), float(r[1])) for n, r in zip(nodes, rows, strict=True)]
 
     def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
-        wanted = [RuleStatus(s).value for s in statuses]
         with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
             if self._tx_conn() is not None:  # read to write back: hold the namespace
                 ops.lock_namespaces(conn, [namespace])
-            generation = ops.generation(conn, namespace)
-            dim = int(ops.meta(conn, "vector_dim") or 0)
-            rows = conn.execute(
-                f"SELECT {ops.RULE_SELECT}, {_VEC_BYTES.format('vt.embedding')}, "
-                f"{_VEC_BYTES.format('vg.embedding')}, r.seq FROM rules r "
-                "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
-                "LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' "
-                f"WHERE r.namespace = %s AND r.status {ops.ANY}",
-                (namespace, wanted),
-            ).fetchall()
-            n = len(RULE_COLUMNS)
-            rows.sort(key=itemgetter(_CREATED, n + 2))  # oldest first
-            return RuleIndex(
-                generation=generation,
-                rules=rules_from_rows(rows) if rows else [],
-                text_vectors=blobs_to_matrix([row[n] for row in rows], dim, dtype=">f4"),
-                trigger_vectors=blobs_to_matrix([row[n + 1] for row in rows], dim, dtype=">f4"),
-            )
+            return self._index(conn, namespace, statuses, None)
+
+    def rule_changes(
+        self, namespace: str, statuses: Sequence[RuleStatus], cursor: int
+    ) -> RuleChanges | None:
+        with gc_paused(), self._reading() as conn:
+            if cursor < 0 or cursor <= ops.changes_floor(conn):
+                return None
+            changed = ops.changed_rules(conn, namespace, cursor)
+            return RuleChanges(changed, self._index(conn, namespace, statuses, changed))
+
+    def _index(
+        self, conn: Conn, namespace: str, statuses: Sequence[RuleStatus], seqs: list[int] | None
+    ) -> RuleIndex:
+        """The namespace's rules with these statuses (only the rows `seqs`, if given)."""
+        wanted = [RuleStatus(s).value for s in statuses]
+        generation = ops.generation(conn, namespace)
+        # inside a write transaction the index may hold rows that are rolled back: no cursor
+        cursor = -1 if self._tx_conn() is not None else ops.changes_cursor(conn)
+        dim = int(ops.meta(conn, "vector_dim") or 0)
+        only = "" if seqs is None else " AND r.seq = ANY(%s::bigint[])"
+        params: tuple[Any, ...] = (namespace, wanted) if seqs is None else (namespace, wanted, seqs)
+        rows = conn.execute(
+            f"SELECT {ops.RULE_SELECT}, {_VEC_BYTES.format('vt.embedding')}, "
+            f"{_VEC_BYTES.format('vg.embedding')}, r.seq FROM rules r "
+            "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
+            "LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' "
+            f"WHERE r.namespace = %s AND r.status {ops.ANY}{only}",
+            params,
+        ).fetchall()
+        n = len(RULE_COLUMNS)
+        rows.sort(key=itemgetter(_CREATED, n + 2))  # oldest first
+        return RuleIndex(
+            generation=generation,
+            rules=rules_from_rows(rows) if rows else [],
+            text_vectors=blobs_to_matrix([row[n] for row in rows], dim, dtype=">f4"),
+            trigger_vectors=blobs_to_matrix([row[n + 1] for row in rows], dim, dtype=">f4"),
+            seqs=[int(row[n + 2]) for row in rows],
+            cursor=cursor,
+        )
 
     def generation(self, namespace: str) -> int:
         with self._reading(snapshot=False) as conn:

@@ -11,6 +11,7 @@ themselves live in `sqlite_ops.py`, the schema in `sqlite_migrations.py`.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -50,7 +51,7 @@ from dctx.store._rows import (
     session_from_row,
     vector_to_blob,
 )
-from dctx.store.base import CaptureBatch, RuleIndex, TranscriptFile, Vector
+from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
@@ -512,26 +513,50 @@ class SQLiteStore:
         return [(DecisionNode(*n), float(scores[i])) for n, i in zip(nodes, best, strict=True)]
 
     def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
-        wanted = ops.json_list(RuleStatus(s).value for s in statuses)
         with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
-            generation = ops.generation(conn, namespace)
-            dim = int(ops.meta(conn, "vector_dim") or 0)
-            rows = conn.execute(
-                f"SELECT {ops.RULE_SELECT}, vt.data, vg.data, r.seq FROM rules r "
-                "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
-                "LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' "
-                f"WHERE r.namespace = ? AND r.status {_IN}",
-                (namespace, wanted),
-            ).fetchall()
-            n = len(RULE_COLUMNS)
-            # Oldest first; sorting in SQL would drag the blobs through a temporary B-tree.
-            rows.sort(key=itemgetter(_CREATED, n + 2))
-            return RuleIndex(
-                generation=generation,
-                rules=rules_from_rows(rows),
-                text_vectors=blobs_to_matrix([row[n] for row in rows], dim),
-                trigger_vectors=blobs_to_matrix([row[n + 1] for row in rows], dim),
-            )
+            return self._index(conn, namespace, statuses, None)
+
+    def rule_changes(
+        self, namespace: str, statuses: Sequence[RuleStatus], cursor: int
+    ) -> RuleChanges | None:
+        with gc_paused(), self._reading() as conn:
+            if cursor < 0 or cursor < ops.changes_floor(conn):
+                return None
+            changed = ops.changed_rules(conn, namespace, cursor)
+            return RuleChanges(changed, self._index(conn, namespace, statuses, changed))
+
+    def _index(
+        self,
+        conn: sqlite3.Connection,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        seqs: list[int] | None,
+    ) -> RuleIndex:
+        """The namespace's rules with these statuses (only the rows `seqs`, if given)."""
+        wanted = ops.json_list(RuleStatus(s).value for s in statuses)
+        generation = ops.generation(conn, namespace)
+        # inside a write transaction the index may hold rows that are rolled back: no cursor
+        cursor = -1 if self._tx_conn() is not None else ops.changes_cursor(conn)
+        dim = int(ops.meta(conn, "vector_dim") or 0)
+        only = "" if seqs is None else f" AND r.seq {_IN}"
+        rows = conn.execute(
+            f"SELECT {ops.RULE_SELECT}, vt.data, vg.data, r.seq FROM rules r "
+            "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
+            "LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' "
+            f"WHERE r.namespace = ? AND r.status {_IN}{only}",
+            (namespace, wanted) if seqs is None else (namespace, wanted, json.dumps(seqs)),
+        ).fetchall()
+        n = len(RULE_COLUMNS)
+        # Oldest first; sorting in SQL would drag the blobs through a temporary B-tree.
+        rows.sort(key=itemgetter(_CREATED, n + 2))
+        return RuleIndex(
+            generation=generation,
+            rules=rules_from_rows(rows),
+            text_vectors=blobs_to_matrix([row[n] for row in rows], dim),
+            trigger_vectors=blobs_to_matrix([row[n + 1] for row in rows], dim),
+            seqs=[int(row[n + 2]) for row in rows],
+            cursor=cursor,
+        )
 
     def generation(self, namespace: str) -> int:
         with self._reading() as conn:

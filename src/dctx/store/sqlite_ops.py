@@ -102,6 +102,39 @@ def bump_generations(conn: sqlite3.Connection, namespaces: Iterable[str]) -> Non
         counter = int(meta(conn, "generation_counter") or 0) + 1
         set_meta(conn, "generation_counter", str(counter))
         set_meta(conn, generation_key(namespace), str(counter))
+    prune_changes(conn)
+
+
+# --- the rule change log (filled by triggers, migration m003) --------------------------------
+
+CHANGES_KEPT = 200_000  # log rows kept; a snapshot older than that reloads in full
+
+
+def changes_cursor(conn: sqlite3.Connection) -> int:
+    """The last change logged (ids never repeat: AUTOINCREMENT; writers are serialized)."""
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'rule_changes'").fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def changes_floor(conn: sqlite3.Connection) -> int:
+    """Cursors below this may have lost changes to pruning."""
+    return int(meta(conn, "rule_changes_floor") or 0)
+
+
+def changed_rules(conn: sqlite3.Connection, namespace: str, cursor: int) -> list[int]:
+    rows = conn.execute(
+        "SELECT DISTINCT seq FROM rule_changes WHERE namespace = ? AND id > ?", (namespace, cursor)
+    )
+    return [int(r[0]) for r in rows]
+
+
+def prune_changes(conn: sqlite3.Connection) -> None:
+    """Keep the log bounded: drop all but the last CHANGES_KEPT rows, in large steps."""
+    top = changes_cursor(conn)
+    floor = changes_floor(conn)
+    if top - floor > 2 * CHANGES_KEPT:
+        conn.execute("DELETE FROM rule_changes WHERE id <= ?", (top - CHANGES_KEPT,))
+        set_meta(conn, "rule_changes_floor", str(top - CHANGES_KEPT))
 
 
 # --- rules ----------------------------------------------------------------------------------
