@@ -108,14 +108,14 @@ class _Vectors:
 
     def __init__(self, retriever: Retriever, namespace: str) -> None:
         snap = retriever.snapshot(namespace)
-        self.index = snap
+        self.snap = snap
         self.rows = {r.id: i for i, r in enumerate(snap.rules) if r is not None}
 
     def similarity(self, rule_id: str, vec: np.ndarray) -> float | None:
         row = self.rows.get(rule_id)
         if row is None:
             return None
-        return float(max(self.index.trigger_vectors[row] @ vec, self.index.text_vectors[row] @ vec))
+        return float(max(self.snap.trigger_vectors[row] @ vec, self.snap.text_vectors[row] @ vec))
 
 
 def check_point(
@@ -177,7 +177,7 @@ def _query_check(check: PointCheck, run: Run, rule: Rule, dp: int) -> None:
         check.eligible = bool(passed)
         label = "query"
     else:
-        vec = run.embedder.embed([run.ctx.steps[-1][:1000]])[0]  # as Run.observe embeds it
+        vec = run.embedder.embed([run.ctx.summaries[-1]])[0]  # as Run.observe embeds it
         check.floor = cal.step_floor
         label = "tool step"
     check.similarity = vectors.similarity(rule.id, vec)
@@ -236,7 +236,7 @@ def explain_run(
     for call, result in steps:
         before = {d.rule.id for d in run.deliveries}
         run.observe(call, result)
-        step_vec = run.embedder.embed([run.ctx.steps[-1][:1000]])[0]
+        step_vec = run.embedder.embed([run.ctx.summaries[-1]])[0]
         found = retriever.stage2(
             ns, skill=skill, actor=actor, ctx=run.ctx, step_vec=step_vec, delivered=before
         )

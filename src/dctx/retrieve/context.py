@@ -22,6 +22,7 @@ class RunContext:
     strings: list[tuple[set[str], str]] = field(default_factory=list)  # short string fields
     tools_called: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
+    summaries: list[str] = field(default_factory=list)  # what is embedded of each step
 
     @classmethod
     def start(cls, query: str) -> RunContext:
@@ -43,7 +44,31 @@ class RunContext:
         self.tools_called.append(tool)
         step = f"call {tool}({args}) -> {result[:1500]}"
         self.steps.append(step)
+        self.summaries.append(step_summary(tool, args, result))
         return step
+
+
+SUMMARY_CHARS = 400
+_SHORT = 120  # longer string values are prose or payload, not a salient value
+
+
+def step_summary(tool: str, arguments: str, result: str) -> str:
+    """The compact form of a step that is embedded: the tool name, then each key and short
+    string value of the arguments and result, once, in order; numbers are left out (they
+    differ on every call, and thresholds read them from `numbers`). Embedding this instead
+    of the raw text costs a fraction of the forward pass and keeps what a situation is about;
+    equal summaries share one cached vector. Non-JSON results contribute their first words."""
+    seen: dict[str, None] = {tool: None}
+    fields = json_fields(arguments) + json_fields(result)
+    for path, value in fields:
+        if path:
+            seen.setdefault(" ".join(path[-2:]), None)
+        if isinstance(value, str) and value.strip() and len(value) <= _SHORT:
+            seen.setdefault(value.strip(), None)
+    text = " ".join(seen)
+    if not json_fields(result) and result.strip():
+        text += " " + " ".join(result.split())
+    return text[:SUMMARY_CHARS]
 
 
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
