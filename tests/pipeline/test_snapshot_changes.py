@@ -11,7 +11,7 @@ import pytest
 
 from dctx.memory import Memory
 from dctx.models import Rule, RuleSource, RuleStatus, RuleType, Scope, Trigger, TriggerKind
-from dctx.retrieve.engine import INJECTED, Retriever, Snapshot
+from dctx.retrieve.engine import INJECTED, VECTOR_DTYPE, Retriever, Snapshot
 from dctx.store.base import CaptureBatch, RuleIndex
 from dctx.store.registry import open_store
 
@@ -52,7 +52,7 @@ def _state(snap: Snapshot) -> list[tuple[str, str, list[float]]]:
         (
             snap.live[i].id,
             snap.live[i].status.value,
-            np.round(np.concatenate([snap.text_vectors[i], snap.trigger_vectors[i]]), 5).tolist(),
+            np.concatenate([snap.text_vectors[i], snap.trigger_vectors[i]]).astype(float).tolist(),
         )
         for i in slots
     ]
@@ -91,9 +91,10 @@ def test_changes_from_another_connection_are_applied_not_reloaded(
 
     snap = reader.snapshot("default")
     assert snap is warm  # updated in place
+    assert snap.text_vectors.dtype == np.float16  # half the memory of float32
     assert reader.view(snap, skill="fin", actor="alice") is view
     monkeypatch.undo()
-    full = Snapshot.build(reader.store.rule_index("default", INJECTED))
+    full = Snapshot.build(reader.store.rule_index("default", INJECTED, dtype=VECTOR_DTYPE))
     assert _state(snap) == _state(full)
     assert [i for i, _, _ in _state(snap)] == ["r1", "r2", "r4", "r5", "r6", "r7", "r8", "r9"]
     assert snap.live[snap.ordered(view.query)[1]].id == "r2"
@@ -128,3 +129,14 @@ def test_a_cursor_read_inside_a_write_transaction_gets_no_changes(
     warm = reader.snapshot("default")
     assert reader.store.rule_changes("default", INJECTED, warm.cursor) is not None
     assert reader.store.rule_changes("default", INJECTED, -1) is None  # read inside a write
+
+
+def test_a_dropped_namespace_is_reloaded_empty(backend_mem: Memory, reader: Retriever) -> None:
+    writer = backend_mem.store
+    writer.write(_batch(_rule(1), _rule(2)))
+    warm = reader.snapshot("default")
+    writer.drop_namespace("default")  # the log forgets the namespace: a full reload follows
+    snap = reader.snapshot("default")
+    assert snap is not warm and snap.size == 0
+    writer.write(_batch(_rule(3)))
+    assert [r.id for r in reader.snapshot("default").rules if r is not None] == ["r3"]

@@ -453,6 +453,10 @@ def test_rule_index_rows_align_with_rules(store: Store) -> None:
     assert len(both.rules) == 6 and both.text_vectors.shape == (6, DIM)
     empty = store.rule_index("nowhere", [RuleStatus.ACTIVE])
     assert empty.rules == [] and empty.text_vectors.shape[0] == 0
+    half = store.rule_index("default", [RuleStatus.ACTIVE], dtype=np.float16)
+    assert half.text_vectors.dtype == half.trigger_vectors.dtype == np.float16
+    np.testing.assert_allclose(half.text_vectors, index.text_vectors, atol=1e-3)
+    np.testing.assert_allclose(half.trigger_vectors, index.trigger_vectors, atol=1e-3)
 
 
 def test_generation_changes_on_every_rule_write(store: Store) -> None:

@@ -12,10 +12,12 @@ import pytest
 
 from dctx.errors import ConfigError, StoreError
 from dctx.models import Rule, RuleSource, RuleStatus, RuleType, Scope, Trigger, TriggerKind
+from dctx.store._rows import rule_to_row
 from dctx.store.base import CaptureBatch
 from dctx.store.migrations import Migrations
 from dctx.store.sqlite import SQLiteStore, fts_query
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
+from dctx.store.sqlite_ops import RULE_UPSERT
 
 
 def _rule(rule_id: str, text: str = "Use metric units.") -> Rule:
@@ -121,12 +123,12 @@ def test_m003_reindexes_existing_rules_for_scoped_search(tmp_path: Path) -> None
     for step in list(SQLITE_MIGRATIONS)[:2]:
         step.apply(conn)
         conn.execute("INSERT INTO migrations VALUES (?, '2026-01-01')", (step.name,))
-    conn.close()
-    old = SQLiteStore(path, migrate=False)
     elsewhere = _rule("r2", "Use metric units everywhere.")
     elsewhere.scope.namespace = "other"
-    old.write(CaptureBatch(rules=[_rule("r1"), elsewhere]))
-    old.close()
+    for rule in (_rule("r1"), elsewhere):  # as the old code wrote them (no change log yet)
+        conn.execute("INSERT INTO actors VALUES (?, 'alice')", (rule.scope.namespace,))
+        conn.execute(RULE_UPSERT, rule_to_row(rule))
+    conn.close()
     store = SQLiteStore(path)
     assert store.applied_on_open == ["m003_scoped_search_and_rule_changes"]
     assert [i for i, _ in store.search_text("default", "metric units")] == ["r1"]

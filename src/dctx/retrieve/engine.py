@@ -44,6 +44,9 @@ CALIBRATIONS: dict[str, Calibration] = {
     "hashing-384": Calibration(query_floor=0.30, step_floor=0.40, condition_floor=0.2),
 }
 DEFAULT_CALIBRATION = Calibration(query_floor=0.45, step_floor=0.55, condition_floor=0.3)
+# snapshots hold vectors as float16: half the memory of a 100,000-rule rulebook; similarities
+# move by ~1e-3 (products are computed in float32), far inside every calibrated margin
+VECTOR_DTYPE = np.float16
 # the only status ever delivered: drafts wait for a person, candidates (lessons taken from tool
 # output) for independent evidence or a person; both are stored, never injected
 INJECTED = (RuleStatus.ACTIVE,)
@@ -153,8 +156,8 @@ class Snapshot:
     rules: list[Rule | None]  # by slot
     keys: list[tuple[str, int]]  # by slot: delivery order
     slot_of: dict[int, int]  # row key -> slot
-    text_vectors: Vector  # (capacity, dim)
-    trigger_vectors: Vector
+    text_vectors: np.ndarray  # (slots, dim), VECTOR_DTYPE
+    trigger_vectors: np.ndarray
     skills: np.ndarray  # int codes into skill_codes
     actors: np.ndarray  # int codes into actor_codes
     skill_codes: dict[str, int]
@@ -252,7 +255,7 @@ class Snapshot:
         return cast("list[Rule]", self.rules)
 
 
-def _stack(matrix: Vector, more: Vector) -> Vector:
+def _stack(matrix: np.ndarray, more: np.ndarray) -> np.ndarray:
     if matrix.shape[0] == 0:
         return more.copy()
     return np.concatenate([matrix, more.astype(matrix.dtype, copy=False)])
@@ -287,11 +290,15 @@ class Retriever:
                 return snap
             changes = None
             if snap is not None and snap.empty * 4 <= len(snap.rules):
-                changes = self.store.rule_changes(namespace, INJECTED, snap.cursor)
+                changes = self.store.rule_changes(
+                    namespace, INJECTED, snap.cursor, dtype=VECTOR_DTYPE
+                )
                 if changes is not None and not snap.accepts(changes):
                     changes = None
             if snap is None or changes is None:
-                snap = Snapshot.build(self.store.rule_index(namespace, INJECTED))
+                snap = Snapshot.build(
+                    self.store.rule_index(namespace, INJECTED, dtype=VECTOR_DTYPE)
+                )
                 self._snapshots[namespace] = snap
             else:
                 snap.apply(changes)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -63,8 +63,8 @@ class RuleIndex:
 
     generation: int
     rules: list[Rule]
-    text_vectors: Vector  # shape (n, dim)
-    trigger_vectors: Vector  # shape (n, dim)
+    text_vectors: npt.NDArray[Any]  # shape (n, dim), float32 unless asked otherwise
+    trigger_vectors: npt.NDArray[Any]  # shape (n, dim)
     seqs: list[int] = field(default_factory=list)  # the backend's row key of each rule
     cursor: int = 0  # where in the store's rule change log this index was read
 
@@ -171,12 +171,24 @@ class Store(Protocol):
         """Nearest decision nodes by 0.7 * node + 0.3 * accumulated cosine."""
         ...
 
-    def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
-        """Snapshot of the rules (with vectors) in a namespace with the given statuses."""
+    def rule_index(
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        *,
+        dtype: npt.DTypeLike = np.float32,
+    ) -> RuleIndex:
+        """Snapshot of the rules (with vectors) in a namespace with the given statuses;
+        `dtype` float16 halves the vectors' memory for a long-lived retrieval snapshot."""
         ...
 
     def rule_changes(
-        self, namespace: str, statuses: Sequence[RuleStatus], cursor: int
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        cursor: int,
+        *,
+        dtype: npt.DTypeLike = np.float32,
     ) -> RuleChanges | None:
         """The rules changed since `cursor` (a `RuleIndex.cursor`), or None when the change
         log no longer reaches back that far (read a full `rule_index` then)."""

@@ -22,6 +22,7 @@ from operator import itemgetter
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
@@ -50,7 +51,7 @@ from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
     RULE_COLUMNS,
     SESSION_SELECT,
-    blobs_to_matrix,
+    fill_vectors,
     gc_paused,
     rule_to_row,
     rules_from_rows,
@@ -568,50 +569,71 @@ class PostgresStore:
             nodes = ops.by_id(conn, "nodes", ops.NODE_FIELDS, [r[0] for r in rows])
         return [(DecisionNode(*n), float(r[1])) for n, r in zip(nodes, rows, strict=True)]
 
-    def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
+    def rule_index(
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        *,
+        dtype: npt.DTypeLike = np.float32,
+    ) -> RuleIndex:
         with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
             if self._tx_conn() is not None:  # read to write back: hold the namespace
                 ops.lock_namespaces(conn, [namespace])
-            return self._index(conn, namespace, statuses, None)
+            return self._index(conn, namespace, statuses, None, dtype)
 
     def rule_changes(
-        self, namespace: str, statuses: Sequence[RuleStatus], cursor: int
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        cursor: int,
+        *,
+        dtype: npt.DTypeLike = np.float32,
     ) -> RuleChanges | None:
         with gc_paused(), self._reading() as conn:
             if cursor < 0 or cursor <= ops.changes_floor(conn):
                 return None
             changed = ops.changed_rules(conn, namespace, cursor)
-            return RuleChanges(changed, self._index(conn, namespace, statuses, changed))
+            return RuleChanges(changed, self._index(conn, namespace, statuses, changed, dtype))
 
     def _index(
-        self, conn: Conn, namespace: str, statuses: Sequence[RuleStatus], seqs: list[int] | None
+        self,
+        conn: Conn,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        seqs: list[int] | None,
+        dtype: npt.DTypeLike,
     ) -> RuleIndex:
-        """The namespace's rules with these statuses (only the rows `seqs`, if given)."""
+        """The namespace's rules with these statuses (only the rows `seqs`, if given): the
+        rules first, then their vectors streamed into place."""
         wanted = [RuleStatus(s).value for s in statuses]
         generation = ops.generation(conn, namespace)
         # inside a write transaction the index may hold rows that are rolled back: no cursor
         cursor = -1 if self._tx_conn() is not None else ops.changes_cursor(conn)
         dim = int(ops.meta(conn, "vector_dim") or 0)
-        only = "" if seqs is None else " AND r.seq = ANY(%s::bigint[])"
-        params: tuple[Any, ...] = (namespace, wanted) if seqs is None else (namespace, wanted, seqs)
-        rows = conn.execute(
-            f"SELECT {ops.RULE_SELECT}, {_VEC_BYTES.format('vt.embedding')}, "
-            f"{_VEC_BYTES.format('vg.embedding')}, r.seq FROM rules r "
-            "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
-            "LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' "
-            f"WHERE r.namespace = %s AND r.status {ops.ANY}{only}",
-            params,
-        ).fetchall()
+        where = f"WHERE r.namespace = %s AND r.status {ops.ANY}"
+        params: tuple[Any, ...] = (namespace, wanted)
+        if seqs is not None:
+            where += " AND r.seq = ANY(%s::bigint[])"
+            params += (seqs,)
+        rows = conn.execute(f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}", params)
+        found = rows.fetchall()
         n = len(RULE_COLUMNS)
-        rows.sort(key=itemgetter(_CREATED, n + 2))  # oldest first
-        return RuleIndex(
-            generation=generation,
-            rules=rules_from_rows(rows) if rows else [],
-            text_vectors=blobs_to_matrix([row[n] for row in rows], dim, dtype=">f4"),
-            trigger_vectors=blobs_to_matrix([row[n + 1] for row in rows], dim, dtype=">f4"),
-            seqs=[int(row[n + 2]) for row in rows],
-            cursor=cursor,
-        )
+        found.sort(key=itemgetter(_CREATED, n))  # oldest first
+        keys = [int(row[n]) for row in found]
+        rules = rules_from_rows(found) if found else []
+        del found
+        with conn.cursor(name="dctx_rule_vectors") as cur:  # server-side: streamed
+            cur.execute(
+                f"SELECT r.seq, {_VEC_BYTES.format('vt.embedding')}, "
+                f"{_VEC_BYTES.format('vg.embedding')} FROM rules r "
+                "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
+                f"LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' {where}",
+                params,
+            )
+            text, trigger = fill_vectors(
+                cur, {key: i for i, key in enumerate(keys)}, dim, dtype=dtype, wire=">f4"
+            )
+        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor)
 
     def generation(self, namespace: str) -> int:
         with self._reading(snapshot=False) as conn:

@@ -126,6 +126,14 @@ def changed_rules(conn: Conn, namespace: str, cursor: int) -> list[int]:
     return [int(r[0]) for r in rows]
 
 
+def drop_changes(conn: Conn, namespace: str) -> None:
+    """A dropped namespace leaves no row naming it; every snapshot that cannot see this
+    transaction reloads in full once (the log can no longer tell it what the drop removed)."""
+    conn.execute("DELETE FROM rule_changes WHERE namespace = %s", (namespace,))
+    xid = conn.execute("SELECT pg_current_xact_id()::text::bigint").fetchone()[0]  # type: ignore[index]
+    set_meta(conn, "rule_changes_floor", str(max(int(xid), changes_floor(conn))))
+
+
 def prune_changes(conn: Conn) -> None:
     """Keep the log bounded: drop all but the last CHANGES_KEPT rows, in large steps, one
     pruning writer at a time (the others skip)."""
@@ -344,6 +352,8 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
             namespace, namespace, namespace,
         )  # fmt: skip
     bump_generations(conn, [namespace])
+    if actor is None:
+        drop_changes(conn, namespace)
     return counts
 
 

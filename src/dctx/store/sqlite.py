@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from dctx.errors import ConfigError, EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import (
@@ -45,6 +46,7 @@ from dctx.store._rows import (
     RULE_COLUMNS,
     SESSION_SELECT,
     blobs_to_matrix,
+    fill_vectors,
     gc_paused,
     rule_to_row,
     rules_from_rows,
@@ -512,18 +514,29 @@ class SQLiteStore:
             nodes = ops.by_id(conn, "nodes", ops.NODE_FIELDS, [rows[i][0] for i in best])
         return [(DecisionNode(*n), float(scores[i])) for n, i in zip(nodes, best, strict=True)]
 
-    def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
+    def rule_index(
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        *,
+        dtype: npt.DTypeLike = np.float32,
+    ) -> RuleIndex:
         with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
-            return self._index(conn, namespace, statuses, None)
+            return self._index(conn, namespace, statuses, None, dtype)
 
     def rule_changes(
-        self, namespace: str, statuses: Sequence[RuleStatus], cursor: int
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        cursor: int,
+        *,
+        dtype: npt.DTypeLike = np.float32,
     ) -> RuleChanges | None:
         with gc_paused(), self._reading() as conn:
             if cursor < 0 or cursor < ops.changes_floor(conn):
                 return None
             changed = ops.changed_rules(conn, namespace, cursor)
-            return RuleChanges(changed, self._index(conn, namespace, statuses, changed))
+            return RuleChanges(changed, self._index(conn, namespace, statuses, changed, dtype))
 
     def _index(
         self,
@@ -531,32 +544,40 @@ class SQLiteStore:
         namespace: str,
         statuses: Sequence[RuleStatus],
         seqs: list[int] | None,
+        dtype: npt.DTypeLike,
     ) -> RuleIndex:
-        """The namespace's rules with these statuses (only the rows `seqs`, if given)."""
+        """The namespace's rules with these statuses (only the rows `seqs`, if given): the
+        rules first, then their vectors streamed into place."""
         wanted = ops.json_list(RuleStatus(s).value for s in statuses)
         generation = ops.generation(conn, namespace)
         # inside a write transaction the index may hold rows that are rolled back: no cursor
         cursor = -1 if self._tx_conn() is not None else ops.changes_cursor(conn)
         dim = int(ops.meta(conn, "vector_dim") or 0)
-        only = "" if seqs is None else f" AND r.seq {_IN}"
+        where = f"WHERE r.namespace = ? AND r.status {_IN}"
+        params: tuple[Any, ...] = (namespace, wanted)
+        if seqs is not None:
+            where += f" AND r.seq {_IN}"
+            params += (json.dumps(seqs),)
         rows = conn.execute(
-            f"SELECT {ops.RULE_SELECT}, vt.data, vg.data, r.seq FROM rules r "
-            "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
-            "LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' "
-            f"WHERE r.namespace = ? AND r.status {_IN}{only}",
-            (namespace, wanted) if seqs is None else (namespace, wanted, json.dumps(seqs)),
+            f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}", params
         ).fetchall()
         n = len(RULE_COLUMNS)
-        # Oldest first; sorting in SQL would drag the blobs through a temporary B-tree.
-        rows.sort(key=itemgetter(_CREATED, n + 2))
-        return RuleIndex(
-            generation=generation,
-            rules=rules_from_rows(rows),
-            text_vectors=blobs_to_matrix([row[n] for row in rows], dim),
-            trigger_vectors=blobs_to_matrix([row[n + 1] for row in rows], dim),
-            seqs=[int(row[n + 2]) for row in rows],
-            cursor=cursor,
+        rows.sort(key=itemgetter(_CREATED, n))  # oldest first
+        keys = [int(row[n]) for row in rows]
+        rules = rules_from_rows(rows)
+        del rows
+        text, trigger = fill_vectors(
+            conn.execute(
+                "SELECT r.seq, vt.data, vg.data FROM rules r "
+                "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
+                f"LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' {where}",
+                params,
+            ),
+            {key: i for i, key in enumerate(keys)},
+            dim,
+            dtype=dtype,
         )
+        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor)
 
     def generation(self, namespace: str) -> int:
         with self._reading() as conn:

@@ -128,6 +128,13 @@ def changed_rules(conn: sqlite3.Connection, namespace: str, cursor: int) -> list
     return [int(r[0]) for r in rows]
 
 
+def drop_changes(conn: sqlite3.Connection, namespace: str) -> None:
+    """A dropped namespace leaves no row naming it; every snapshot older than now reloads
+    in full once (it can no longer learn from the log what the drop removed)."""
+    conn.execute("DELETE FROM rule_changes WHERE namespace = ?", (namespace,))
+    set_meta(conn, "rule_changes_floor", str(changes_cursor(conn)))
+
+
 def prune_changes(conn: sqlite3.Connection) -> None:
     """Keep the log bounded: drop all but the last CHANGES_KEPT rows, in large steps."""
     top = changes_cursor(conn)
@@ -334,6 +341,8 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
     # (Memory.forget_actor hands a shared rule over just before)
     conn.execute("INSERT INTO rules_fts (rules_fts) VALUES ('optimize')")
     bump_generations(conn, [namespace])
+    if actor is None:
+        drop_changes(conn, namespace)
     return counts
 
 
