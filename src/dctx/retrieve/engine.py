@@ -156,7 +156,7 @@ class Snapshot:
     rules: list[Rule | None]  # by slot
     keys: list[tuple[str, int]]  # by slot: delivery order
     slot_of: dict[int, int]  # row key -> slot
-    text_vectors: np.ndarray  # (slots, dim), VECTOR_DTYPE
+    text_vectors: np.ndarray  # (capacity >= slots, dim), VECTOR_DTYPE; rows past the slots unused
     trigger_vectors: np.ndarray
     skills: np.ndarray  # int codes into skill_codes
     actors: np.ndarray  # int codes into actor_codes
@@ -215,8 +215,8 @@ class Snapshot:
             self.rules += new.rules
             self.keys += [(r.created_at, q) for r, q in zip(new.rules, new.seqs, strict=True)]
             self.slot_of.update({q: first + k for k, q in enumerate(new.seqs)})
-            self.text_vectors = _stack(self.text_vectors, new.text_vectors)
-            self.trigger_vectors = _stack(self.trigger_vectors, new.trigger_vectors)
+            self.text_vectors = _append_rows(self.text_vectors, first, new.text_vectors)
+            self.trigger_vectors = _append_rows(self.trigger_vectors, first, new.trigger_vectors)
             self.skills = np.append(
                 self.skills, _codes([r.scope.skill for r in new.rules], self.skill_codes)
             )
@@ -255,10 +255,18 @@ class Snapshot:
         return cast("list[Rule]", self.rules)
 
 
-def _stack(matrix: np.ndarray, more: np.ndarray) -> np.ndarray:
-    if matrix.shape[0] == 0:
-        return more.copy()
-    return np.concatenate([matrix, more.astype(matrix.dtype, copy=False)])
+def _append_rows(matrix: np.ndarray, used: int, more: np.ndarray) -> np.ndarray:
+    """Rows `more` after the first `used` rows, growing by a quarter when full: a change
+    applied to a 100,000-rule snapshot copies the whole matrix only now and then."""
+    if used == 0 and matrix.shape[1:] != more.shape[1:]:
+        matrix = np.zeros((0, *more.shape[1:]), dtype=VECTOR_DTYPE)
+    need = used + more.shape[0]
+    if need > matrix.shape[0]:
+        bigger = np.zeros((max(need, used + used // 4 + 64), *matrix.shape[1:]), matrix.dtype)
+        bigger[:used] = matrix[:used]
+        matrix = bigger
+    matrix[used:need] = more
+    return matrix
 
 
 def _codes(names: Sequence[str | None], codes: dict[str, int]) -> np.ndarray:
