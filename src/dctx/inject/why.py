@@ -115,7 +115,12 @@ class _Vectors:
         row = self.rows.get(rule_id)
         if row is None:
             return None
-        return float(max(self.snap.trigger_vectors[row] @ vec, self.snap.text_vectors[row] @ vec))
+        vec = np.asarray(vec, dtype=np.float32)
+        text, trigger = (
+            np.asarray(m[row], dtype=np.float32)
+            for m in (self.snap.text_vectors, self.snap.trigger_vectors)
+        )
+        return float(max(trigger @ vec, text @ vec))
 
 
 def check_point(
