@@ -472,11 +472,11 @@ class SQLiteStore:
         words = fts_query(query)
         if words is None or limit <= 0:
             return []
-        # the scope tokens go into the MATCH (migration m003), so FTS5 intersects with the
-        # namespace's rows before ranking; the equality test below stays the exact check
+        # the namespace token goes into the MATCH (migration m003), so FTS5 intersects with
+        # the namespace's rows before ranking; the equality test below stays the exact check.
+        # The skill is filtered by the join only: its tokens' row lists span every namespace,
+        # and bm25 walks each phrase's whole list (measured: 1.6 -> 6 ms at 100,000 rules).
         scope = f'search_scope : "n{namespace.encode().hex()}"'
-        if skill is not None:
-            scope += f' AND search_scope : ("s{skill.encode().hex()}" OR "s")'
         with self._reading() as conn:
             rows = conn.execute(
                 "SELECT r.id, -bm25(rules_fts, 1.0, 1.0, 0.0) AS score FROM rules_fts "

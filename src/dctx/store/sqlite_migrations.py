@@ -192,8 +192,8 @@ def m003_scoped_search_and_rule_changes(conn: sqlite3.Connection) -> None:
     """Full-text search scoped inside the index, and a log of rule changes.
 
     `search_scope` holds one token for the namespace and one for the scope skill (hex of the
-    name, so any name is one token); `search_text` ANDs them into the MATCH, so FTS5 scores
-    only the namespace's (and skill's) rows instead of every tenant's. `rule_changes` records,
+    name, so any name is one token); `search_text` ANDs the namespace's into the MATCH, so
+    FTS5 scores only the namespace's rows instead of every tenant's. `rule_changes` records,
     by trigger, every insert, update and delete of a rule or of its vectors as (namespace,
     seq): integers and the namespace only, no text, so a forget leaves nothing readable there.
     A process holding a rule snapshot applies the rows logged after it instead of reloading.
