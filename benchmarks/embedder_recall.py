@@ -3,7 +3,8 @@
 Each of 30 short rule directives has two queries: a direct paraphrase of the rule, and a
 task request (the situation in which the rule applies, as a user would phrase it, mostly in
 other words). A query "hits" when its own rule is among the k rules most cosine-similar
-to it. Run: python benchmarks/embedder_recall.py
+to it. Each embedder is also scored with the rule vectors held as float16, as retrieval
+snapshots hold them. Run: python benchmarks/embedder_recall.py
 """
 
 from __future__ import annotations
@@ -173,8 +174,11 @@ PARAPHRASES: list[str] = [
 ]
 
 
-def recall_at_k(embedder: Embedder, queries_text: list[str], k: int = 3) -> float:
-    rules = embedder.embed([r for r, _ in PAIRS])
+def recall_at_k(
+    embedder: Embedder, queries_text: list[str], k: int = 3, *, dtype: type = np.float32
+) -> float:
+    """`dtype`: how rule vectors are held (retrieval snapshots keep float16)."""
+    rules = embedder.embed([r for r, _ in PAIRS]).astype(dtype)
     queries = embedder.embed(queries_text)
     sims = queries @ rules.T
     top = np.argsort(-sims, axis=1)[:, :k]
@@ -206,10 +210,16 @@ def main() -> None:
     print(f"{head} {'ms/query':>9} {'batch64/s':>10}")
     for name in ("minilm", "hashing"):
         emb = get_embedder(name)
-        scores = [recall_at_k(emb, qs, k) for qs in (PARAPHRASES, situations) for k in (1, 3)]
         ms, tput = speed(emb)
-        cells = " ".join(f"{x:>7.3f}" for x in scores)
-        print(f"{emb.id:<18} {cells} {ms:>9.2f} {tput:>10.0f}")
+        for dtype in (np.float32, np.float16):
+            scores = [
+                recall_at_k(emb, qs, k, dtype=dtype)
+                for qs in (PARAPHRASES, situations)
+                for k in (1, 3)
+            ]
+            cells = " ".join(f"{x:>7.3f}" for x in scores)
+            label = emb.id if dtype is np.float32 else "  (float16 rules)"
+            print(f"{label:<18} {cells} {ms:>9.2f} {tput:>10.0f}")
 
 
 if __name__ == "__main__":

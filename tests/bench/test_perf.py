@@ -9,6 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from dctx.bench.perf import SizeResult, Stat, ratio_table
 from dctx.bench.perf_data import SKILLS, synthetic_rules, synthetic_sessions
 from dctx.cli.main import app
 from dctx.models import TriggerKind
@@ -33,7 +34,7 @@ def _check_shape(result: dict) -> None:  # type: ignore[type-arg]
     (size,) = result["sizes"]
     assert size["rules"] == 5
     for stage in ("stage1", "stage2"):
-        assert set(size[stage]) == {"cold", "new_text", "cached"}
+        assert set(size[stage]) == {"cold", "reload", "new_text", "cached"}
         for stat in size[stage].values():
             assert stat["p50_ms"] > 0 and stat["p95_ms"] >= stat["p50_ms"]
             assert stat["n"] >= 1
@@ -41,6 +42,7 @@ def _check_shape(result: dict) -> None:  # type: ignore[type-arg]
     for cap in result["capture"]:
         assert cap["sessions"] == 6 and cap["messages"] > 6 and cap["messages_per_s"] > 0
     assert result["peak_rss_mb"] > 0
+    assert 0 < size["peak_rss_mb"] <= result["peak_rss_mb"]
     assert result["embedder"] == "hashing-384"
     assert {t["target"] for t in result["targets"]} == {
         "capture_messages_per_s (per_session)",
@@ -84,3 +86,13 @@ def test_synthetic_rulebook_is_varied_and_deterministic() -> None:
     roles = {m["role"] for _, _, msgs in sessions for m in msgs}
     assert roles == {"user", "assistant", "tool"}
     assert any("Error" in m.get("content", "") for _, _, msgs in sessions for m in msgs)
+
+
+def test_ratio_table_is_against_the_500_rule_run() -> None:
+    def size(rules: int, ms: float) -> SizeResult:
+        stat = Stat(ms, ms, 1)
+        return SizeResult(rules, rules, 0.0, {"cold": stat}, {"cold": stat}, peak_rss_mb=ms)
+
+    table = ratio_table([size(5, 1.0), size(500, 2.0), size(5000, 8.0)])
+    assert table["stage1 cold p50 ms"] == [0.5, 1.0, 4.0]
+    assert table["peak RSS MB"] == [0.5, 1.0, 4.0]

@@ -35,8 +35,10 @@ def _sqlite_dump(store: Store) -> list[Cell]:
     assert isinstance(store, SQLiteStore)
     cells: list[Cell] = []
     for (table,) in store._query("SELECT name FROM sqlite_master WHERE type = 'table'"):
-        columns = [r[1] for r in store._query(f"PRAGMA table_info('{table}')")]
-        for row in store._query(f'SELECT * FROM "{table}"'):
+        info = store._query(f"PRAGMA table_xinfo('{table}')")
+        columns = [r[1] for r in info if r[6] != 1]  # generated columns too, not hidden ones
+        select = ", ".join(f'"{c}"' for c in columns)
+        for row in store._query(f'SELECT {select} FROM "{table}"'):
             cells.extend((table, c, v) for c, v in zip(columns, row, strict=True))
     return cells
 

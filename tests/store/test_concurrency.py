@@ -123,9 +123,12 @@ def _injector(url: str, stop: Event, out: Queue[Any], ready: Event) -> None:
             run = mem.start(actor="analyst_1", skill="financial_analyst",
                             query="Summarize Corvid's revenue for FY2025.")  # fmt: skip
             units = run.units + run.observe(STEP_CALL, STEP_RESULT)
-            snap = mem.retriever.snapshot(mem.namespace).index
-            assert bool(np.all(np.linalg.norm(snap.text_vectors, axis=1) > 0.5))
-            assert bool(np.all(np.linalg.norm(snap.trigger_vectors, axis=1) > 0.5))
+            snap = mem.retriever.snapshot(mem.namespace)
+            live = [i for i, r in enumerate(snap.rules) if r is not None]  # not emptied slots
+            text = snap.text_vectors[live].astype(np.float32)
+            trigger = snap.trigger_vectors[live].astype(np.float32)
+            assert bool(np.all(np.linalg.norm(text, axis=1) > 0.5))
+            assert bool(np.all(np.linalg.norm(trigger, axis=1) > 0.5))
             every = mem.store.rule_index(mem.namespace, list(RuleStatus))
             out.put(("seen", sorted(r.id for r in every.rules),
                      sorted({i for u in units for i in u.rule_ids})))  # fmt: skip

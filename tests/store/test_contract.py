@@ -380,6 +380,24 @@ def test_search_text_ranks_matching_rules_first(store: Store) -> None:
     assert len(store.search_text("default", "the", limit=1)) == 1
 
 
+def test_search_text_scoped_to_a_skill_keeps_unscoped_rules(store: Store) -> None:
+    store.write(
+        rule_batch(
+            make_rule("r_fin", "Always cc the finance lead.", skill="financial_analyst"),
+            make_rule("r_any", "Always cc the finance lead on reports.", skill=None),
+            make_rule("r_sup", "Always cc the finance lead too.", skill="customer_support"),
+            make_rule("r_ns", "Always cc the finance lead.", namespace="default2", skill=None),
+        )
+    )
+    scoped = {
+        i for i, _ in store.search_text("default", "cc finance lead", skill="financial_analyst")
+    }
+    assert scoped == {"r_fin", "r_any"}
+    everything = {i for i, _ in store.search_text("default", "cc finance lead")}
+    assert everything == {"r_fin", "r_any", "r_sup"}
+    assert {i for i, _ in store.search_text("default2", "finance", skill="x")} == {"r_ns"}
+
+
 @pytest.mark.parametrize(
     "query",
     ['"', "'", "cc AND", "OR", "NOT finance", "finance*", "lead:", "(cc", 'a"b', "NEAR(x y)",
@@ -437,6 +455,10 @@ def test_rule_index_rows_align_with_rules(store: Store) -> None:
     assert len(both.rules) == 6 and both.text_vectors.shape == (6, DIM)
     empty = store.rule_index("nowhere", [RuleStatus.ACTIVE])
     assert empty.rules == [] and empty.text_vectors.shape[0] == 0
+    half = store.rule_index("default", [RuleStatus.ACTIVE], dtype=np.float16)
+    assert half.text_vectors.dtype == half.trigger_vectors.dtype == np.float16
+    np.testing.assert_allclose(half.text_vectors, index.text_vectors, atol=1e-3)
+    np.testing.assert_allclose(half.trigger_vectors, index.trigger_vectors, atol=1e-3)
 
 
 def test_generation_changes_on_every_rule_write(store: Store) -> None:

@@ -12,10 +12,12 @@ import pytest
 
 from dctx.errors import ConfigError, StoreError
 from dctx.models import Rule, RuleSource, RuleStatus, RuleType, Scope, Trigger, TriggerKind
+from dctx.store._rows import rule_to_row
 from dctx.store.base import CaptureBatch
 from dctx.store.migrations import Migrations
 from dctx.store.sqlite import SQLiteStore, fts_query
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
+from dctx.store.sqlite_ops import RULE_UPSERT
 
 
 def _rule(rule_id: str, text: str = "Use metric units.") -> Rule:
@@ -111,6 +113,27 @@ def test_migrations_are_recorded_by_name_and_newer_databases_refused(tmp_path: P
     conn.close()
     with pytest.raises(StoreError, match="newer dctx"):
         SQLiteStore(path)
+
+
+def test_m004_reindexes_existing_rules_for_scoped_search(tmp_path: Path) -> None:
+    """A store written before m004 keeps its rules searchable (and scoped) after upgrading."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    for step in list(SQLITE_MIGRATIONS)[:2]:
+        step.apply(conn)
+        conn.execute("INSERT INTO migrations VALUES (?, '2026-01-01')", (step.name,))
+    elsewhere = _rule("r2", "Use metric units everywhere.")
+    elsewhere.scope.namespace = "other"
+    for rule in (_rule("r1"), elsewhere):  # as the old code wrote them (no change log yet)
+        conn.execute("INSERT INTO actors VALUES (?, 'alice')", (rule.scope.namespace,))
+        conn.execute(RULE_UPSERT, rule_to_row(rule))
+    conn.close()
+    store = SQLiteStore(path)
+    assert store.applied_on_open == ["m003_rule_events", "m004_scoped_search_and_rule_changes"]
+    assert [i for i, _ in store.search_text("default", "metric units")] == ["r1"]
+    assert [i for i, _ in store.search_text("other", "metric units", skill="x")] == ["r2"]
+    store.close()
 
 
 def test_migration_names_are_unique() -> None:

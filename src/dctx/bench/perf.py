@@ -10,9 +10,10 @@ per rule, so building 50,000 rules does not mean 100,000 forward passes.
 Measured (p50 / p95 in milliseconds, query/step embedding included):
 - stage 1: `Memory.start` (embed the query, select the up-front rules, pack them);
 - stage 2: one decision point, `Run.observe` of a tool result;
-each in three states: `cold` (first call after a store change, on a new text: the rule
-snapshot is rebuilt and the text embedded), `new_text` (snapshot warm, text not seen before)
-and `cached` (the same text again: everything warm).
+each in four states: `cold` (first call after a store change, on a new text: the changed
+rules are applied to the snapshot and the text embedded), `reload` (the snapshot is built
+from scratch, as for a new process), `new_text` (snapshot warm, text not seen before) and
+`cached` (the same text again: everything warm). Peak RSS is recorded after each size.
 
 Capture throughput is messages per second over generated sessions with corrections, failing
 and retried tool calls, with `embed_nodes=False`: one `Memory.capture` call per session (how an
@@ -55,12 +56,18 @@ from dctx.providers.base import Embedder
 from dctx.providers.embedders import get_embedder
 from dctx.store.registry import open_store, scheme_of
 
-DEFAULT_SIZES = (5, 500, 5_000, 50_000)
+DEFAULT_SIZES = (5, 500, 5_000, 50_000, 100_000)
+BASE_SIZE = 500  # ratios are against this run
+WRITE_CHUNK = 10_000  # rules generated and written at a time (the data's own memory)
 TARGETS = {
     "stage2_cached_p50_ms@500": 2.0,
     "stage2_cached_p50_ms@50000": 20.0,
+    "stage2_new_text_p50_ms@500": 5.0,
+    "stage2_new_text_p50_ms@100000": 15.0,
     "capture_messages_per_s": 2000.0,
 }
+PEAK_RSS_TARGET_MB = (100_000, 400.0)
+COLD_TARGET_SIZE = 100_000  # cold (changes applied) within 2x of new_text here
 
 # --------------------------------------------------------------------------- measurement
 
@@ -84,10 +91,11 @@ class SizeResult:
     rules: int
     visible: int  # rules whose scope admits the measured actor and skill
     write_s: float
-    stage1: dict[str, Stat] = field(default_factory=dict)  # cold / new_text / cached
+    stage1: dict[str, Stat] = field(default_factory=dict)  # cold / reload / new_text / cached
     stage2: dict[str, Stat] = field(default_factory=dict)
     delivered_stage1: int = 0
     delivered_stage2: int = 0
+    peak_rss_mb: float = math.nan  # the process's high-water mark after this size
 
 
 @dataclass(slots=True)
@@ -153,8 +161,10 @@ def _series(count: int, setup: Callable[[int], Callable[[], Any]]) -> tuple[Stat
 def measure_size(
     mem: Memory, size: int, write_s: float, *, iterations: int, cold: int, texts: FreshTexts
 ) -> SizeResult:
-    toggle = mem.rules()[0].id
     snap = mem.retriever.snapshot(mem.namespace)
+    # the oldest injectable rule, from the snapshot: `mem.rules()` would load every rule again
+    # (at 100,000 rules a few hundred MB of the benchmark's own in the peak RSS)
+    toggle = next(r.id for r in snap.rules if r is not None)
     visible = len(mem.retriever.visible(snap, skill=SKILL, actor=ACTOR))
     out = SizeResult(rules=size, visible=visible, write_s=round(write_s, 2))
 
@@ -184,15 +194,27 @@ def measure_size(
 
         return setup
 
+    def reloaded(setup: Callable[[int], Callable[[], Any]]) -> Callable[[int], Callable[[], Any]]:
+        def wrapped(i: int) -> Callable[[], Any]:
+            call = setup(i)
+            mem.retriever._snapshots.clear()  # as a process that has never read the rules
+            return call
+
+        return wrapped
+
     out.stage1["cold"], _ = _series(cold, stage1(True, True))
+    out.stage1["reload"], _ = _series(max(2, cold // 2), reloaded(stage1(False, True)))
     start(QUERY)  # warm the snapshot again
     out.stage1["new_text"], _ = _series(iterations, stage1(False, True))
     out.stage1["cached"], run = _series(iterations, stage1(False, False))
     out.delivered_stage1 = len(run.units)
     out.stage2["cold"], _ = _series(cold, stage2(True, True))
+    out.stage2["reload"], _ = _series(max(2, cold // 2), reloaded(stage2(False, True)))
+    start(QUERY)
     out.stage2["new_text"], _ = _series(iterations, stage2(False, True))
     out.stage2["cached"], units = _series(iterations, stage2(False, False))
     out.delivered_stage2 = len(units)
+    out.peak_rss_mb = peak_rss_mb()
     return out
 
 
@@ -295,10 +317,10 @@ def run_perf(
             for size in sorted(set(sizes)):
                 say(f"writing {size:,} rules")
                 t0 = time.perf_counter()
-                write_rules(
-                    mem, bank, _spread(synthetic_rules(size - have, start=have), namespaces)
-                )
-                have = size
+                while have < size:
+                    count = min(WRITE_CHUNK, size - have)
+                    write_rules(mem, bank, _spread(synthetic_rules(count, start=have), namespaces))
+                    have += count
                 write_s = time.perf_counter() - t0
                 say(f"measuring at {size:,} rules")
                 big = size >= 20_000
@@ -351,16 +373,43 @@ def _spread(rules: list[Rule], namespaces: int) -> list[Rule]:
 
 
 def _ratios(results: list[SizeResult]) -> dict[str, float]:
+    """Every p50 (and peak RSS) of the largest run against the BASE_SIZE run (or the smallest);
+    `ratio_table` gives them for every size."""
     if len(results) < 2:
         return {}
-    lo, hi = results[0], results[-1]
-    out = {}
-    for stage in ("stage1", "stage2"):
-        for state in ("cold", "cached"):
-            a = getattr(lo, stage)[state].p50_ms
-            b = getattr(hi, stage)[state].p50_ms
-            out[f"{stage}_{state}_p50 {hi.rules}/{lo.rules}"] = round(b / a, 2) if a else 0.0
+    table = ratio_table(results)
+    hi = results[-1].rules
+    base = _base(results).rules
+    if hi == base:
+        return {}
+    return {f"{name} {hi}/{base}": row[-1] for name, row in table.items()}
+
+
+def _base(results: list[SizeResult]) -> SizeResult:
+    return next((r for r in results if r.rules == BASE_SIZE), results[0])
+
+
+def figures(result: SizeResult) -> dict[str, float]:
+    """Every figure of one size: p50 per stage and state, and peak RSS."""
+    out = {
+        f"{stage} {state} p50 ms": stat.p50_ms
+        for stage, stats in (("stage1", result.stage1), ("stage2", result.stage2))
+        for state, stat in stats.items()
+    }
+    out["peak RSS MB"] = result.peak_rss_mb
     return out
+
+
+def ratio_table(results: list[SizeResult]) -> dict[str, list[float]]:
+    """figure -> its ratio against the base run, per size (in the order of `results`)."""
+    base = figures(_base(results))
+    table: dict[str, list[float]] = {}
+    for result in results:
+        for name, value in figures(result).items():
+            ref = base.get(name, math.nan)
+            ratio = round(value / ref, 2) if ref and not math.isnan(ref) else math.nan
+            table.setdefault(name, []).append(ratio)
+    return table
 
 
 def _targets(results: list[SizeResult], capture: list[CaptureResult]) -> list[dict[str, Any]]:
@@ -371,7 +420,8 @@ def _targets(results: list[SizeResult], capture: list[CaptureResult]) -> list[di
             size = int(name.rsplit("@", 1)[1])
             if size not in by_size:
                 continue
-            value = by_size[size].stage2["cached"].p50_ms
+            state = "new_text" if "new_text" in name else "cached"
+            value = by_size[size].stage2[state].p50_ms
             out.append({"target": name, "limit": limit, "measured": value, "ok": value <= limit})
         else:
             for cap in capture:
@@ -384,4 +434,27 @@ def _targets(results: list[SizeResult], capture: list[CaptureResult]) -> list[di
                         "ok": value >= limit,
                     }
                 )
+    for result in results:
+        warm = result.stage2["new_text"].p50_ms
+        if result.rules == COLD_TARGET_SIZE:
+            value = result.stage2["cold"].p50_ms
+            out.append(
+                {
+                    "target": f"stage2_cold_p50 <= 2x new_text @{result.rules}",
+                    "limit": round(2 * warm, 3),
+                    "measured": value,
+                    "ok": value <= 2 * warm,
+                }
+            )
+    size, limit = PEAK_RSS_TARGET_MB
+    if size in by_size:
+        value = by_size[size].peak_rss_mb
+        out.append(
+            {
+                "target": f"peak_rss_mb@{size}",
+                "limit": limit,
+                "measured": value,
+                "ok": value <= limit,
+            }
+        )
     return out

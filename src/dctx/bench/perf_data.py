@@ -242,8 +242,9 @@ class FreshTexts:
             f'{{"company": "{_COMPANIES[self.n % len(_COMPANIES)]}", "period": "FY2025", '
             f'"segments": [{{"name": "Cloud", "revenue": {a}, "revenue_prior": {b}}}, '
             f'{{"name": "Devices", "revenue": {b}, "revenue_prior": {a}}}], '
-            f'"runway_months": {6 + self.n % 20}, "operating_margin": {8 + self.n % 9}}}'
-        )
+            f'"runway_months": {6 + self.n % 20}, "operating_margin": {8 + self.n % 9}, '
+            f'"filing": "10-Q/{self.n}"}}'
+        )  # the filing id makes the step's embedded summary new too, not only its numbers
 
 
 # --------------------------------------------------------------------------- sessions

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -11,6 +11,9 @@ from rich.table import Table
 
 from dctx.cli import _common as c
 from dctx.errors import ConfigError
+
+if TYPE_CHECKING:
+    from dctx.bench.perf import PerfResult
 
 
 def _sizes(value: str) -> list[int]:
@@ -31,7 +34,7 @@ def perf_command(
     sizes: Annotated[
         str,
         typer.Option(envvar="DCTX_PERF_SIZES", help="Rulebook sizes to measure, comma-separated."),
-    ] = "5,500,5000,50000",
+    ] = "5,500,5000,50000,100000",
     iterations: Annotated[
         int, typer.Option(envvar="DCTX_PERF_ITERATIONS", min=3, help="Warm calls per state.")
     ] = 40,
@@ -128,20 +131,25 @@ def perf_command(
         box=box.SIMPLE_HEAD,
         title_justify="left",
     )
-    for name in ("rules", "in scope", "", "cold", "new text", "cached"):
+    for name in ("rules", "in scope", "", "cold", "reload", "new text", "cached", "peak RSS"):
         table.add_column(name, justify="right", no_wrap=True)
     for size in result.sizes:
         for label, stats in (("stage 1", size.stage1), ("stage 2 DP", size.stage2)):
             cells = [f"{size.rules:,}", f"{size.visible:,}"] if label == "stage 1" else ["", ""]
             cells.append(label)
-            for state in ("cold", "new_text", "cached"):
+            for state in ("cold", "reload", "new_text", "cached"):
                 cells.append(f"{_ms(stats[state].p50_ms)} / {_ms(stats[state].p95_ms)}")
+            cells.append(f"{size.peak_rss_mb:,.0f} MB" if label == "stage 1" else "")
             table.add_row(*cells)
     out.print(table)
     out.print(
-        "cold: first call after a store change, on a new text; new text: embedding not cached;"
-        " cached: the same text again. Query/step embedding included."
+        "cold: first call after another writer changed the store, on a new text (the changed "
+        "rules are applied); reload: the snapshot built from scratch; new text: embedding not "
+        "cached; cached: the same text again. Query/step embedding included. Peak RSS: the "
+        "process's high-water mark so far."
     )
+    if len(result.sizes) > 1:
+        out.print(_ratio_table(result))
     for cap in result.capture:
         out.print(
             f"capture ({cap.mode.replace('_', ' ')}, embed_nodes=False): {cap.messages:,} "
@@ -163,3 +171,21 @@ def perf_command(
         mark = "[green]ok[/green]" if target["ok"] else "[red]MISSED[/red]"
         out.print(f"target {target['target']} {target['limit']:g}: {target['measured']:g} {mark}")
     out.print(f"[dim]total {result.seconds:.0f} s[/dim]")
+
+
+def _ratio_table(result: PerfResult) -> Table:
+    """Every figure against the 500-rule run (or the smallest), one column per size."""
+    from dctx.bench.perf import ratio_table
+
+    base = next((r.rules for r in result.sizes if r.rules == 500), result.sizes[0].rules)
+    table = Table(
+        title=f"Scaling: p50 and peak RSS as a ratio of the {base:,}-rule run",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+    )
+    table.add_column("figure", no_wrap=True)
+    for size in result.sizes:
+        table.add_column(f"{size.rules:,}", justify="right", no_wrap=True)
+    for name, ratios in ratio_table(result.sizes).items():
+        table.add_row(name, *("n/a" if math.isnan(r) else f"{r:g}x" for r in ratios))
+    return table

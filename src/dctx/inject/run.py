@@ -126,9 +126,9 @@ class Run:
             check_value(tool_result, field="result")
             result = json.dumps(tool_result)
         self.decision_point += 1
-        step = self.ctx.add_step(name, arguments, result)
+        self.ctx.add_step(name, arguments, result)
         with metering(self._meter):
-            step_vec = self.embedder.embed([step[:1000]])[0]
+            step_vec = self.embedder.embed([self.ctx.summaries[-1]])[0]
         found = self.retriever.stage2(
             self.namespace,
             skill=self.skill,

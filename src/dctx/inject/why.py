@@ -115,14 +115,19 @@ class _Vectors:
 
     def __init__(self, retriever: Retriever, namespace: str) -> None:
         snap = retriever.snapshot(namespace)
-        self.index = snap.index
-        self.rows = {r.id: i for i, r in enumerate(snap.index.rules)}
+        self.snap = snap
+        self.rows = {r.id: i for i, r in enumerate(snap.rules) if r is not None}
 
     def similarity(self, rule_id: str, vec: np.ndarray) -> float | None:
         row = self.rows.get(rule_id)
         if row is None:
             return None
-        return float(max(self.index.trigger_vectors[row] @ vec, self.index.text_vectors[row] @ vec))
+        vec = np.asarray(vec, dtype=np.float32)
+        text, trigger = (
+            np.asarray(m[row], dtype=np.float32)
+            for m in (self.snap.text_vectors, self.snap.trigger_vectors)
+        )
+        return float(max(trigger @ vec, text @ vec))
 
 
 def check_point(
@@ -184,11 +189,13 @@ def _query_check(check: PointCheck, run: Run, rule: Rule, dp: int) -> None:
         vec = run.embedder.embed([mask_names(run.query)])[0]  # as Run embeds the query
         check.floor = cal.query_floor
         snap = run.retriever.snapshot(run.namespace)
-        passed = run.retriever._query_matches(run.namespace, snap, [row], vec, run.query)
+        passed = run.retriever._query_matches(
+            run.namespace, snap, [row], vec, run.query, skill=run.skill
+        )
         check.eligible = bool(passed)
         label = "query"
     else:
-        vec = run.embedder.embed([run.ctx.steps[-1][:1000]])[0]  # as Run.observe embeds it
+        vec = run.embedder.embed([run.ctx.summaries[-1]])[0]  # as Run.observe embeds it
         check.floor = cal.step_floor
         label = "tool step"
     check.similarity = vectors.similarity(rule.id, vec)
@@ -254,7 +261,7 @@ def explain_run(
     for call, result in steps:
         before = {d.rule.id for d in run.deliveries}
         run.observe(call, result)
-        step_vec = run.embedder.embed([run.ctx.steps[-1][:1000]])[0]
+        step_vec = run.embedder.embed([run.ctx.summaries[-1]])[0]
         found = retriever.stage2(
             ns, skill=skill, actor=actor, ctx=run.ctx, step_vec=step_vec, delivered=before
         )
@@ -288,7 +295,7 @@ def explain_conflict(
     majority, abstain), or that there is no conflict. `lost` is True when the rule is a member
     the resolution keeps out."""
     decision: Decision = retriever.conflict(namespace, rule.group, skill=skill, actor=actor)
-    texts = {r.id: r for r in retriever.snapshot(namespace).index.rules}
+    texts = {r.id: r for r in retriever.snapshot(namespace).rules if r is not None}
     lost = rule.id in decision.members and rule.id not in decision.winners
     out: dict[str, Any] = {
         **decision.to_dict(),

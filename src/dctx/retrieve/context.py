@@ -26,6 +26,7 @@ class RunContext:
     items: list[Item] = field(default_factory=list)  # objects of JSON results (predicates)
     query_stems: set[str] = field(default_factory=set)
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
+    summaries: list[str] = field(default_factory=list)  # what is embedded of each step
 
     @classmethod
     def start(cls, query: str) -> RunContext:
@@ -56,7 +57,31 @@ class RunContext:
         self.tools_called.append(tool)
         step = f"call {tool}({args}) -> {result[:1500]}"
         self.steps.append(step)
+        self.summaries.append(step_summary(tool, args, result))
         return step
+
+
+SUMMARY_CHARS = 400
+_SHORT = 120  # longer string values are prose or payload, not a salient value
+
+
+def step_summary(tool: str, arguments: str, result: str) -> str:
+    """The compact form of a step that is embedded: the tool name, then each key and short
+    string value of the arguments and result, once, in order; numbers are left out (they
+    differ on every call, and thresholds read them from `numbers`). Embedding this instead
+    of the raw text costs a fraction of the forward pass and keeps what a situation is about;
+    equal summaries share one cached vector. Non-JSON results contribute their first words."""
+    seen: dict[str, None] = {tool: None}
+    fields = json_fields(arguments) + json_fields(result)
+    for path, value in fields:
+        if path:
+            seen.setdefault(" ".join(path[-2:]), None)
+        if isinstance(value, str) and value.strip() and len(value) <= _SHORT:
+            seen.setdefault(value.strip(), None)
+    text = " ".join(seen)
+    if not json_fields(result) and result.strip():
+        text += " " + " ".join(result.split())
+    return text[:SUMMARY_CHARS]
 
 
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:

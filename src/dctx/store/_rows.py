@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from dctx.errors import StoreError
 from dctx.models import (
@@ -223,6 +224,37 @@ def blobs_to_matrix(blobs: Sequence[bytes | None], dim: int, *, dtype: str = "<f
     return matrix.astype(np.float32, copy=False)  # no copy on little-endian machines
 
 
+def fill_vectors(
+    rows: Iterable[tuple[int, bytes | None, bytes | None]],
+    position: dict[int, int],
+    dim: int,
+    *,
+    dtype: npt.DTypeLike = np.float32,
+    wire: str = "<f4",
+    chunk: int = 4096,
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Text and trigger matrices from (row key, text blob, trigger blob) rows in any order,
+    row `position[key]` each, converted a chunk at a time: the blobs of a whole rulebook are
+    never held at once (at 100,000 rules they would double the peak memory of a load)."""
+    n = len(position)
+    text, trigger = np.zeros((n, dim), dtype=dtype), np.zeros((n, dim), dtype=dtype)
+    batch: list[tuple[int, bytes | None, bytes | None]] = []
+
+    def flush() -> None:
+        at = np.fromiter((position[key] for key, _, _ in batch), dtype=np.int64, count=len(batch))
+        text[at] = blobs_to_matrix([t for _, t, _ in batch], dim, dtype=wire)
+        trigger[at] = blobs_to_matrix([g for _, _, g in batch], dim, dtype=wire)
+        batch.clear()
+
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= chunk:
+            flush()
+    if batch:
+        flush()
+    return text, trigger
+
+
 def _mentions(value: Any, needle: str) -> bool:
     if isinstance(value, str):
         return needle in value
@@ -291,6 +323,7 @@ __all__ = [
     "RULE_COLUMNS",
     "SESSION_SELECT",
     "blobs_to_matrix",
+    "fill_vectors",
     "gc_paused",
     "generation_key",
     "orphaned",

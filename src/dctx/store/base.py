@@ -72,8 +72,23 @@ class RuleIndex:
 
     generation: int
     rules: list[Rule]
-    text_vectors: Vector  # shape (n, dim)
-    trigger_vectors: Vector  # shape (n, dim)
+    text_vectors: npt.NDArray[Any]  # shape (n, dim), float32 unless asked otherwise
+    trigger_vectors: npt.NDArray[Any]  # shape (n, dim)
+    seqs: list[int] = field(default_factory=list)  # the backend's row key of each rule
+    cursor: int = 0  # where in the store's rule change log this index was read
+
+
+@dataclass(slots=True)
+class RuleChanges:
+    """What changed in a namespace's rules since a `RuleIndex` was read (`Store.rule_changes`).
+
+    `changed` lists the row keys touched since (inserted, updated, deleted, moved, vectors
+    rewritten): a holder drops those rows, then adds `index.rules`, the current state of those
+    that still match the namespace and statuses. Applying it twice is harmless.
+    """
+
+    changed: list[int]
+    index: RuleIndex  # generation and cursor: the new position
 
 
 @runtime_checkable
@@ -152,9 +167,11 @@ class Store(Protocol):
 
     def edges(self, *, src: str | None = None, dst: str | None = None) -> list[Edge]: ...
 
-    def search_text(self, namespace: str, query: str, limit: int = 50) -> list[tuple[str, float]]:
+    def search_text(
+        self, namespace: str, query: str, limit: int = 50, *, skill: str | None = None
+    ) -> list[tuple[str, float]]:
         """BM25 full-text search over rule text + trigger text; (rule_id, score) best first,
-        higher score = better."""
+        higher score = better. With `skill`, only rules scoped to it or to no skill."""
         ...
 
     def search_nodes(
@@ -163,8 +180,27 @@ class Store(Protocol):
         """Nearest decision nodes by 0.7 * node + 0.3 * accumulated cosine."""
         ...
 
-    def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
-        """Snapshot of the rules (with vectors) in a namespace with the given statuses."""
+    def rule_index(
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        *,
+        dtype: npt.DTypeLike = np.float32,
+    ) -> RuleIndex:
+        """Snapshot of the rules (with vectors) in a namespace with the given statuses;
+        `dtype` float16 halves the vectors' memory for a long-lived retrieval snapshot."""
+        ...
+
+    def rule_changes(
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        cursor: int,
+        *,
+        dtype: npt.DTypeLike = np.float32,
+    ) -> RuleChanges | None:
+        """The rules changed since `cursor` (a `RuleIndex.cursor`), or None when the change
+        log no longer reaches back that far (read a full `rule_index` then)."""
         ...
 
     def generation(self, namespace: str) -> int:

@@ -22,6 +22,7 @@ from operator import itemgetter
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
@@ -54,14 +55,14 @@ from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
     RULE_COLUMNS,
     SESSION_SELECT,
-    blobs_to_matrix,
+    fill_vectors,
     gc_paused,
     rule_to_row,
     rules_from_rows,
     session_from_row,
     vector_to_blob,
 )
-from dctx.store.base import CaptureBatch, RuleIndex, TranscriptFile, Vector
+from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
 from dctx.store.postgres_migrations import POSTGRES_MIGRATIONS
@@ -537,7 +538,9 @@ class PostgresStore:
             ).fetchall()
         return [Edge(s, EdgeType(t), d) for s, t, d in rows]
 
-    def search_text(self, namespace: str, query: str, limit: int = 50) -> list[tuple[str, float]]:
+    def search_text(
+        self, namespace: str, query: str, limit: int = 50, *, skill: str | None = None
+    ) -> list[tuple[str, float]]:
         match = ts_query(query)
         if match is None or limit <= 0:
             return []
@@ -545,8 +548,10 @@ class PostgresStore:
             rows = conn.execute(
                 "SELECT r.id, ts_rank(r.search, q, 1) AS score "
                 "FROM rules r, to_tsquery('dctx_english', %s) q "
-                "WHERE r.namespace = %s AND r.search @@ q ORDER BY score DESC, r.seq LIMIT %s",
-                (match, namespace, limit),
+                "WHERE r.namespace = %s AND r.search @@ q "
+                "AND (%s::text IS NULL OR r.skill IS NULL OR r.skill = %s) "
+                "ORDER BY score DESC, r.seq LIMIT %s",
+                (match, namespace, skill, skill, limit),
             ).fetchall()
         return [(rule_id, float(score)) for rule_id, score in rows]
 
@@ -573,29 +578,71 @@ class PostgresStore:
             nodes = ops.by_id(conn, "nodes", ops.NODE_FIELDS, [r[0] for r in rows])
         return [(DecisionNode(*n), float(r[1])) for n, r in zip(nodes, rows, strict=True)]
 
-    def rule_index(self, namespace: str, statuses: Sequence[RuleStatus]) -> RuleIndex:
-        wanted = [RuleStatus(s).value for s in statuses]
+    def rule_index(
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        *,
+        dtype: npt.DTypeLike = np.float32,
+    ) -> RuleIndex:
         with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
             if self._tx_conn() is not None:  # read to write back: hold the namespace
                 ops.lock_namespaces(conn, [namespace])
-            generation = ops.generation(conn, namespace)
-            dim = int(ops.meta(conn, "vector_dim") or 0)
-            rows = conn.execute(
-                f"SELECT {ops.RULE_SELECT}, {_VEC_BYTES.format('vt.embedding')}, "
-                f"{_VEC_BYTES.format('vg.embedding')}, r.seq FROM rules r "
+            return self._index(conn, namespace, statuses, None, dtype)
+
+    def rule_changes(
+        self,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        cursor: int,
+        *,
+        dtype: npt.DTypeLike = np.float32,
+    ) -> RuleChanges | None:
+        with gc_paused(), self._reading() as conn:
+            if cursor < 0 or cursor <= ops.changes_floor(conn):
+                return None
+            changed = ops.changed_rules(conn, namespace, cursor)
+            return RuleChanges(changed, self._index(conn, namespace, statuses, changed, dtype))
+
+    def _index(
+        self,
+        conn: Conn,
+        namespace: str,
+        statuses: Sequence[RuleStatus],
+        seqs: list[int] | None,
+        dtype: npt.DTypeLike,
+    ) -> RuleIndex:
+        """The namespace's rules with these statuses (only the rows `seqs`, if given): the
+        rules first, then their vectors streamed into place."""
+        wanted = [RuleStatus(s).value for s in statuses]
+        generation = ops.generation(conn, namespace)
+        # inside a write transaction the index may hold rows that are rolled back: no cursor
+        cursor = -1 if self._tx_conn() is not None else ops.changes_cursor(conn)
+        dim = int(ops.meta(conn, "vector_dim") or 0)
+        where = f"WHERE r.namespace = %s AND r.status {ops.ANY}"
+        params: tuple[Any, ...] = (namespace, wanted)
+        if seqs is not None:
+            where += " AND r.seq = ANY(%s::bigint[])"
+            params += (seqs,)
+        rows = conn.execute(f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}", params)
+        found = rows.fetchall()
+        n = len(RULE_COLUMNS)
+        found.sort(key=itemgetter(_CREATED, n))  # oldest first
+        keys = [int(row[n]) for row in found]
+        rules = rules_from_rows(found) if found else []
+        del found
+        with conn.cursor(name="dctx_rule_vectors") as cur:  # server-side: streamed
+            cur.execute(
+                f"SELECT r.seq, {_VEC_BYTES.format('vt.embedding')}, "
+                f"{_VEC_BYTES.format('vg.embedding')} FROM rules r "
                 "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
-                "LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' "
-                f"WHERE r.namespace = %s AND r.status {ops.ANY}",
-                (namespace, wanted),
-            ).fetchall()
-            n = len(RULE_COLUMNS)
-            rows.sort(key=itemgetter(_CREATED, n + 2))  # oldest first
-            return RuleIndex(
-                generation=generation,
-                rules=rules_from_rows(rows) if rows else [],
-                text_vectors=blobs_to_matrix([row[n] for row in rows], dim, dtype=">f4"),
-                trigger_vectors=blobs_to_matrix([row[n + 1] for row in rows], dim, dtype=">f4"),
+                f"LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' {where}",
+                params,
             )
+            text, trigger = fill_vectors(
+                cur, {key: i for i, key in enumerate(keys)}, dim, dtype=dtype, wire=">f4"
+            )
+        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor)
 
     def generation(self, namespace: str) -> int:
         with self._reading(snapshot=False) as conn:

@@ -217,4 +217,53 @@ def m004_rule_events(conn: Any) -> None:
     )
 
 
+@POSTGRES_MIGRATIONS.step
+def m005_rule_changes(conn: Any) -> None:
+    """A log of rule changes, filled by triggers: every insert, update and delete of a rule or
+    of its vectors as (namespace, seq, xid), no text, so a forget leaves nothing readable.
+    A process holding a rule snapshot applies the rows logged by transactions it could not
+    see (xid at or after its snapshot's xmin) instead of reloading every rule."""
+    conn.execute(
+        """
+        CREATE TABLE rule_changes (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            xid xid8 NOT NULL DEFAULT pg_current_xact_id()
+        )
+        """
+    )
+    conn.execute("CREATE INDEX rule_changes_namespace ON rule_changes (namespace, xid)")
+    conn.execute(
+        """
+        CREATE FUNCTION dctx_log_rule_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_TABLE_NAME = 'vectors' THEN
+                IF NEW.kind IN ('rule_text', 'rule_trigger') THEN
+                    INSERT INTO rule_changes (namespace, seq)
+                    SELECT namespace, seq FROM rules WHERE id = NEW.owner;
+                END IF;
+                RETURN NULL;
+            END IF;
+            IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                INSERT INTO rule_changes (namespace, seq) VALUES (NEW.namespace, NEW.seq);
+            END IF;
+            IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.namespace <> NEW.namespace) THEN
+                INSERT INTO rule_changes (namespace, seq) VALUES (OLD.namespace, OLD.seq);
+            END IF;
+            RETURN NULL;
+        END
+        $$
+        """
+    )
+    conn.execute(
+        "CREATE TRIGGER rule_changes_log AFTER INSERT OR UPDATE OR DELETE ON rules "
+        "FOR EACH ROW EXECUTE FUNCTION dctx_log_rule_change()"
+    )
+    conn.execute(
+        "CREATE TRIGGER rule_changes_vectors AFTER INSERT OR UPDATE ON vectors "
+        "FOR EACH ROW EXECUTE FUNCTION dctx_log_rule_change()"
+    )
+
+
 __all__ = ["POSTGRES_MIGRATIONS"]

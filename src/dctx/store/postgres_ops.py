@@ -40,6 +40,7 @@ VectorRow = tuple[str, str, int, np.ndarray]  # owner, kind, dim, float32 vector
 # pg_advisory_xact_lock(class, key) classes: one per purpose, so keys never collide.
 LOCK_MIGRATE = 0x44C7_0001
 LOCK_NAMESPACE = 0x44C7_0002
+LOCK_PRUNE = 0x44C7_0003
 
 
 def ids(conn: Conn, sql: str, params: Sequence[Any]) -> list[str]:
@@ -97,6 +98,57 @@ def bump_generations(conn: Conn, namespaces: Iterable[str]) -> None:
         "ON CONFLICT (key) DO UPDATE SET value = nextval('generation_seq')::text",
         [(generation_key(ns),) for ns in wanted],
     )
+    prune_changes(conn)
+
+
+# --- the rule change log (filled by triggers, migration m005) --------------------------------
+
+CHANGES_KEPT = 200_000  # log rows kept; a snapshot older than that reloads in full
+
+
+def changes_cursor(conn: Conn) -> int:
+    """The xmin of this transaction's snapshot: every transaction it cannot see has an xid
+    at or above it (ids from a sequence would not do: they commit out of order)."""
+    row = conn.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint").fetchone()
+    return int(row[0])  # type: ignore[index]
+
+
+def changes_floor(conn: Conn) -> int:
+    """The highest xid whose log rows may have been pruned (cursors at or below it reload)."""
+    return int(meta(conn, "rule_changes_floor") or 0)
+
+
+def changed_rules(conn: Conn, namespace: str, cursor: int) -> list[int]:
+    rows = conn.execute(
+        "SELECT DISTINCT seq FROM rule_changes WHERE namespace = %s AND xid >= %s::text::xid8",
+        (namespace, str(cursor)),
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def drop_changes(conn: Conn, namespace: str) -> None:
+    """A dropped namespace leaves no row naming it; every snapshot that cannot see this
+    transaction reloads in full once (the log can no longer tell it what the drop removed)."""
+    conn.execute("DELETE FROM rule_changes WHERE namespace = %s", (namespace,))
+    xid = conn.execute("SELECT pg_current_xact_id()::text::bigint").fetchone()[0]  # type: ignore[index]
+    set_meta(conn, "rule_changes_floor", str(max(int(xid), changes_floor(conn))))
+
+
+def prune_changes(conn: Conn) -> None:
+    """Keep the log bounded: drop all but the last CHANGES_KEPT rows, in large steps, one
+    pruning writer at a time (the others skip)."""
+    low, high = conn.execute("SELECT min(id), max(id) FROM rule_changes").fetchone()  # type: ignore[misc]
+    if low is None or high - low < 2 * CHANGES_KEPT:
+        return
+    if not conn.execute("SELECT pg_try_advisory_xact_lock(%s, 0)", (LOCK_PRUNE,)).fetchone()[0]:  # type: ignore[index]
+        return
+    row = conn.execute(
+        "WITH gone AS (DELETE FROM rule_changes WHERE id <= %s RETURNING xid) "
+        "SELECT max(xid::text::bigint) FROM gone",
+        (high - CHANGES_KEPT,),
+    ).fetchone()
+    if row is not None and row[0] is not None:
+        set_meta(conn, "rule_changes_floor", str(max(int(row[0]), changes_floor(conn))))
 
 
 # --- rules ----------------------------------------------------------------------------------
@@ -307,6 +359,8 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
             namespace, namespace, namespace,
         )  # fmt: skip
     bump_generations(conn, [namespace])
+    if actor is None:
+        drop_changes(conn, namespace)
     return counts
 
 

@@ -219,4 +219,76 @@ def m003_rule_events(conn: sqlite3.Connection) -> None:
     )
 
 
+@SQLITE_MIGRATIONS.step
+def m004_scoped_search_and_rule_changes(conn: sqlite3.Connection) -> None:
+    """Full-text search scoped inside the index, and a log of rule changes.
+
+    `search_scope` holds one token for the namespace and one for the scope skill (hex of the
+    name, so any name is one token); `search_text` ANDs the namespace's into the MATCH, so
+    FTS5 scores only the namespace's rows instead of every tenant's. `rule_changes` records,
+    by trigger, every insert, update and delete of a rule or of its vectors as (namespace,
+    seq): integers and the namespace only, no text, so a forget leaves nothing readable there.
+    A process holding a rule snapshot applies the rows logged after it instead of reloading.
+    """
+    _run(
+        conn,
+        """
+        ALTER TABLE rules ADD COLUMN search_scope TEXT GENERATED ALWAYS AS
+            ('n' || hex(namespace) || ' s' || hex(coalesce(skill, ''))) VIRTUAL;
+        DROP TRIGGER rules_fts_insert;
+        DROP TRIGGER rules_fts_delete;
+        DROP TRIGGER rules_fts_update;
+        DROP TABLE rules_fts;
+        CREATE VIRTUAL TABLE rules_fts USING fts5 (
+            text, trigger_text, search_scope,
+            content = 'rules', content_rowid = 'seq',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO rules_fts (rules_fts) VALUES ('rebuild');
+        CREATE TRIGGER rules_fts_insert AFTER INSERT ON rules BEGIN
+            INSERT INTO rules_fts (rowid, text, trigger_text, search_scope)
+            VALUES (new.seq, new.text, new.trigger_text, new.search_scope);
+        END;
+        CREATE TRIGGER rules_fts_delete AFTER DELETE ON rules BEGIN
+            INSERT INTO rules_fts (rules_fts, rowid, text, trigger_text, search_scope)
+            VALUES ('delete', old.seq, old.text, old.trigger_text, old.search_scope);
+        END;
+        CREATE TRIGGER rules_fts_update
+        AFTER UPDATE OF text, trigger_text, namespace, skill ON rules BEGIN
+            INSERT INTO rules_fts (rules_fts, rowid, text, trigger_text, search_scope)
+            VALUES ('delete', old.seq, old.text, old.trigger_text, old.search_scope);
+            INSERT INTO rules_fts (rowid, text, trigger_text, search_scope)
+            VALUES (new.seq, new.text, new.trigger_text, new.search_scope);
+        END;
+        CREATE TABLE rule_changes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            namespace TEXT NOT NULL,
+            seq INTEGER NOT NULL
+        );
+        CREATE INDEX rule_changes_namespace ON rule_changes (namespace, id);
+        CREATE TRIGGER rule_changes_insert AFTER INSERT ON rules BEGIN
+            INSERT INTO rule_changes (namespace, seq) VALUES (new.namespace, new.seq);
+        END;
+        CREATE TRIGGER rule_changes_update AFTER UPDATE ON rules BEGIN
+            INSERT INTO rule_changes (namespace, seq) VALUES (new.namespace, new.seq);
+            INSERT INTO rule_changes (namespace, seq) SELECT old.namespace, old.seq
+            WHERE old.namespace IS NOT new.namespace OR old.seq IS NOT new.seq;
+        END;
+        CREATE TRIGGER rule_changes_delete AFTER DELETE ON rules BEGIN
+            INSERT INTO rule_changes (namespace, seq) VALUES (old.namespace, old.seq);
+        END;
+        CREATE TRIGGER rule_changes_vector_insert AFTER INSERT ON vectors
+        WHEN new.kind IN ('rule_text', 'rule_trigger') BEGIN
+            INSERT INTO rule_changes (namespace, seq)
+            SELECT namespace, seq FROM rules WHERE id = new.owner;
+        END;
+        CREATE TRIGGER rule_changes_vector_update AFTER UPDATE ON vectors
+        WHEN new.kind IN ('rule_text', 'rule_trigger') BEGIN
+            INSERT INTO rule_changes (namespace, seq)
+            SELECT namespace, seq FROM rules WHERE id = new.owner;
+        END;
+        """,
+    )
+
+
 __all__ = ["SQLITE_MIGRATIONS"]

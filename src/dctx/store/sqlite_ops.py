@@ -103,6 +103,46 @@ def bump_generations(conn: sqlite3.Connection, namespaces: Iterable[str]) -> Non
         counter = int(meta(conn, "generation_counter") or 0) + 1
         set_meta(conn, "generation_counter", str(counter))
         set_meta(conn, generation_key(namespace), str(counter))
+    prune_changes(conn)
+
+
+# --- the rule change log (filled by triggers, migration m004) --------------------------------
+
+CHANGES_KEPT = 200_000  # log rows kept; a snapshot older than that reloads in full
+
+
+def changes_cursor(conn: sqlite3.Connection) -> int:
+    """The last change logged (ids never repeat: AUTOINCREMENT; writers are serialized)."""
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'rule_changes'").fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def changes_floor(conn: sqlite3.Connection) -> int:
+    """Cursors below this may have lost changes to pruning."""
+    return int(meta(conn, "rule_changes_floor") or 0)
+
+
+def changed_rules(conn: sqlite3.Connection, namespace: str, cursor: int) -> list[int]:
+    rows = conn.execute(
+        "SELECT DISTINCT seq FROM rule_changes WHERE namespace = ? AND id > ?", (namespace, cursor)
+    )
+    return [int(r[0]) for r in rows]
+
+
+def drop_changes(conn: sqlite3.Connection, namespace: str) -> None:
+    """A dropped namespace leaves no row naming it; every snapshot older than now reloads
+    in full once (it can no longer learn from the log what the drop removed)."""
+    conn.execute("DELETE FROM rule_changes WHERE namespace = ?", (namespace,))
+    set_meta(conn, "rule_changes_floor", str(changes_cursor(conn)))
+
+
+def prune_changes(conn: sqlite3.Connection) -> None:
+    """Keep the log bounded: drop all but the last CHANGES_KEPT rows, in large steps."""
+    top = changes_cursor(conn)
+    floor = changes_floor(conn)
+    if top - floor > 2 * CHANGES_KEPT:
+        conn.execute("DELETE FROM rule_changes WHERE id <= ?", (top - CHANGES_KEPT,))
+        set_meta(conn, "rule_changes_floor", str(top - CHANGES_KEPT))
 
 
 # --- rules ----------------------------------------------------------------------------------
@@ -309,6 +349,8 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
     # (Memory.forget_actor hands a shared rule over just before)
     conn.execute("INSERT INTO rules_fts (rules_fts) VALUES ('optimize')")
     bump_generations(conn, [namespace])
+    if actor is None:
+        drop_changes(conn, namespace)
     return counts
 
 
