@@ -118,6 +118,15 @@ def test_error_lines_and_exit_codes() -> None:
     assert "DCTX_DEBUG=1" in error_line(ValueError("boom"))
 
 
+def test_a_not_found_hint_points_at_rule_ids_only_when_a_rule_is_missing() -> None:
+    from dctx.cli._common import error_line
+    from dctx.errors import NotFoundError
+
+    assert "dctx rules" in error_line(NotFoundError("no rule 'r9'"))
+    missing = error_line(NotFoundError("conversation 'c1' was not captured: capture it first"))
+    assert "dctx rules" not in missing
+
+
 def test_database_that_is_not_sqlite_is_reported(
     cli: Callable[..., Result], tmp_path: Path
 ) -> None:

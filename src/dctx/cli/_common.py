@@ -187,6 +187,9 @@ def _hint(exc: DctxError) -> str:
     if isinstance(exc, MissingDependencyError | EmbedderMismatchError):
         return ""  # their messages carry the exact command
     if isinstance(exc, NotFoundError):
+        said = str(exc)
+        if "dctx " in said or "rule" not in said:
+            return ""  # it names its own fix, or it is not about a rule (a conversation, a run)
         return " (list rule ids with: dctx rules)"
     if isinstance(exc, TraceFormatError):
         return " (nothing was written; fix the trace and run the command again)"
