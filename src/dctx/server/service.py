@@ -16,7 +16,7 @@ from dctx import __version__
 from dctx.errors import NotFoundError
 from dctx.inject.run import Run
 from dctx.memory import CaptureReport, Memory
-from dctx.models import Rule, RuleStatus, Unit, to_dict
+from dctx.models import Rule, Unit, to_dict
 from dctx.server.runs import RunRegistry
 from dctx.server.schemas import (
     CaptureRequest,
@@ -270,12 +270,15 @@ class DctxService:
         return _rule(self.memory.edit(rule_id, req.text, trigger=req.trigger))
 
     def set_status(self, namespace: str, rule_id: str, action: str) -> RuleOut:
-        """disable, enable, approve or reject a rule."""
-        status, note = _ACTIONS[action]
+        """disable, enable, approve or reject a rule, as the Memory method of that name does."""
+        change = {
+            "disable": self.memory.disable,
+            "enable": self.memory.enable,
+            "approve": self.memory.approve,
+            "reject": self.memory.reject,
+        }[action]
         self._owned(namespace, rule_id)
-        if action == "reject":
-            return _rule(self.memory.reject(rule_id))
-        return _rule(self.memory.set_status(rule_id, status, note))
+        return _rule(change(rule_id))
 
     def delete_rule(self, namespace: str, rule_id: str) -> None:
         self._owned(namespace, rule_id)
@@ -303,14 +306,6 @@ class DctxService:
                 f"/v1/{namespace}/rules (MCP: list_rules)"
             )
         return rule
-
-
-_ACTIONS: dict[str, tuple[RuleStatus, str]] = {
-    "disable": (RuleStatus.DISABLED, "disabled by user"),
-    "enable": (RuleStatus.ACTIVE, "enabled by user"),
-    "approve": (RuleStatus.ACTIVE, "approved in review"),
-    "reject": (RuleStatus.DISABLED, "rejected in review"),
-}
 
 
 def _capture_response(report: CaptureReport) -> CaptureResponse:
