@@ -50,6 +50,7 @@ from dctx.models import (
     SpeakerRole,
     Trigger,
     TriggerKind,
+    parse_time,
     to_dict,
     utcnow,
 )
@@ -413,7 +414,16 @@ class Memory:
         batch.rules = new_rules + list(result.maintenance.changed.values())
         expired = self._expire_candidates(index.rules, sessions, batch.rules)
         batch.rules.extend(expired)
-        events.extend(_expiry_event(rule, self.admission) for rule in expired)
+        events.extend(
+            _status_event(
+                rule,
+                RuleStatus.CANDIDATE,
+                f"not seen again or approved within {self.admission.candidate_days:g} days "
+                f"(last seen {rule.updated_at})",
+                rule.evidence_ids,
+            )
+            for rule in expired
+        )
         self.store.write(batch)
         self.store.add_rule_events(events)
         report.outcomes.extend(events)
@@ -426,9 +436,9 @@ class Memory:
     ) -> list[Rule]:
         """Candidates nothing confirmed within `admission.candidate_days` of the newest session
         captured now: expired, kept as history, never injected or promoted."""
-        if not sessions:
+        now = max((t for s in sessions if (t := parse_time(s.timestamp))), default=None)
+        if now is None:
             return []
-        now = max(s.timestamp for s in sessions)
         touched = {r.id for r in written}
         out: list[Rule] = []
         for rule in known:
@@ -971,19 +981,3 @@ def _tool_names(tools: Sequence[Any] | None) -> list[str] | None:
         elif hasattr(tool, "name"):
             names.append(str(tool.name))
     return names
-
-
-def _expiry_event(rule: Rule, admission: Admission) -> RuleEvent:
-    """The STATUS event of a candidate that expired: what it waited for, and since when."""
-    return RuleEvent(
-        rule_id=rule.id,
-        kind=RuleEventKind.STATUS,
-        namespace=rule.scope.namespace,
-        detail={
-            "from": RuleStatus.CANDIDATE.value,
-            "to": RuleStatus.EXPIRED.value,
-            "why": f"not seen again or approved within {admission.candidate_days:g} days",
-            "last_seen": rule.updated_at,
-            "evidence": list(rule.evidence_ids),
-        },
-    )

@@ -142,6 +142,15 @@ def test_a_candidate_seen_again_in_time_does_not_expire(tmp_path: Path, embedder
     assert rule.status is RuleStatus.ACTIVE
 
 
+def test_candidates_never_expire_when_candidate_days_is_none(
+    tmp_path: Path, embedder: object
+) -> None:
+    mem = _mem(tmp_path, 0.5, embedder, Admission(candidate_days=None))
+    _session(mem, "s1", when="2026-03-01T09:00:00Z")
+    _other_work(mem, "s2", when="2029-03-01T09:00:00Z")
+    assert [r.status for r in mem.rules(status=list(RuleStatus))] == [RuleStatus.CANDIDATE]
+
+
 def test_candidate_days_must_be_positive() -> None:
     with pytest.raises(ConfigError, match="candidate_days"):
         Admission(candidate_days=0)

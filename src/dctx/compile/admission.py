@@ -11,11 +11,11 @@ forgetting an actor takes away the sightings that admitted it, it is a candidate
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from dctx.errors import ConfigError
-from dctx.models import Rule, RuleStatus
+from dctx.models import Rule, RuleStatus, parse_time
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +33,13 @@ class Admission:
                 f"Admission.candidate_days must be positive or None, not {self.candidate_days}"
             )
 
-    def expired(self, rule: Rule, now: str) -> bool:
-        """A candidate last seen more than `candidate_days` before `now` (an ISO time on the
+    def expired(self, rule: Rule, now: datetime) -> bool:
+        """A candidate last seen more than `candidate_days` before `now` (a time on the
         sessions' clock, so a replay of old sessions expires what its own timeline left)."""
         if rule.status is not RuleStatus.CANDIDATE or self.candidate_days is None:
             return False
-        age = _instant(now) - _instant(rule.updated_at)
-        return age > timedelta(days=self.candidate_days)
+        seen = parse_time(rule.updated_at)
+        return seen is not None and now - seen > timedelta(days=self.candidate_days)
 
     def admits(self, rule: Rule) -> bool:
         """Whether the rule's recorded sightings are independent enough."""
@@ -65,11 +65,6 @@ class Admission:
 
 
 DEFAULT_ADMISSION = Admission()
-
-
-def _instant(iso: str) -> datetime:
-    moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def sightings(rule: Rule) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from dctx.models import Rule, RuleEventKind, RuleStatus
+from dctx.models import Rule, RuleEventKind, RuleStatus, parse_time
 
 # what counts as the rule having been used: a run was given it, or its guard acted
 TRIGGERED = (RuleEventKind.DELIVERED, RuleEventKind.GUARD)
@@ -31,17 +31,6 @@ class StaleRule:
             "last_triggered": self.last_triggered,
             "idle_days": round(self.idle_days, 1),
         }
-
-
-def parse_time(text: str | None) -> datetime | None:
-    """A stored ISO-8601 time (UTC when no zone is given); None if it is not one."""
-    if not text:
-        return None
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def last_triggered(rule_id: str, tally: Tally) -> str | None:
