@@ -111,18 +111,19 @@ class Retriever:
         single visible member always keeps it, so only rules of larger groups go through
         `resolve_conflicts` (given just those groups' members: the same decision at a
         fraction of the cost on big rulebooks)."""
-        keys = snap.pack.group_hash
-        contested = [i for i in chosen if view.group(keys[i]).size > 1]
-        if not contested:
+        keys = snap.pack.group_hash[np.asarray(chosen, dtype=np.int64)]
+        shared = view.group_sizes(keys) > 1
+        if not shared.any():
             return snap.rules(chosen)
-        members = sorted({int(j) for i in contested for j in view.group(keys[i])})
+        contested = [i for i, many in zip(chosen, shared.tolist(), strict=True) if many]
+        members = sorted({int(j) for key in set(keys[shared].tolist()) for j in view.group(key)})
         rules = snap.rules(members)
         won = resolve_conflicts(snap.rules(contested), rules, np.arange(len(rules)), actor=actor)
         winners = {r.id for r in won}
         out = []
-        for i in chosen:
+        for i, many in zip(chosen, shared.tolist(), strict=True):
             rule = snap.rule(i)
-            if view.group(keys[i]).size == 1 or rule.id in winners:
+            if not many or rule.id in winners:
                 out.append(rule)
         return out
 

@@ -84,6 +84,12 @@ class View:
         hi = int(np.searchsorted(self.group_keys, key, side="right"))
         return self.group_slots[lo:hi]
 
+    def group_sizes(self, keys: IntArray) -> IntArray:
+        """Visible members of the conflict group of each of these group hashes."""
+        hi = np.searchsorted(self.group_keys, keys, side="right")
+        sizes: IntArray = hi - np.searchsorted(self.group_keys, keys, side="left")
+        return sizes
+
     def query_slots(self) -> IntArray:
         if self._query is None:
             self._query = np.array(self.query, dtype=np.int64)
@@ -172,6 +178,11 @@ class Snapshot:
     def size(self) -> int:
         """Live rules."""
         return self.slots - self.empty
+
+    @property
+    def decoded(self) -> int:
+        """Rules held decoded (the cache of `rule`)."""
+        return len(self._decoded)
 
     def live_slots(self) -> IntArray:
         return np.flatnonzero(self.alive)
