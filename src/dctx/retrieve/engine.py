@@ -84,7 +84,8 @@ class Retriever:
                 if changes is not None and not snap.accepts(changes):
                     changes = None
             if snap is None or changes is None:
-                self._snapshots.pop(namespace, None)  # never two full snapshots at once
+                self._snapshots.pop(namespace, None)
+                snap = None  # the old snapshot goes before the new one is read: never two
                 snap = Snapshot.build(
                     self.store.rule_index(namespace, INJECTED, dtype=VECTOR_DTYPE, packed=True)
                 )
