@@ -8,6 +8,7 @@ with a small cache), so a 100,000-rule snapshot costs its vectors and a few byte
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -154,6 +155,7 @@ class Snapshot:
     empty: int = 0  # emptied slots
     views: dict[tuple[str, str], View] = field(default_factory=dict)  # by (skill, actor)
     _decoded: OrderedDict[int, Rule] = field(default_factory=OrderedDict)
+    _cache_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def build(cls, index: RuleIndex) -> Snapshot:
@@ -190,15 +192,18 @@ class Snapshot:
     def rule(self, slot: int) -> Rule:
         """The rule in a live slot, decoded in full (recently decoded ones are kept)."""
         slot = int(slot)
-        hit = self._decoded.get(slot)
-        if hit is not None:
-            self._decoded.move_to_end(slot)
-            return hit
+        with self._cache_lock:  # decision points of several threads share the snapshot
+            hit = self._decoded.get(slot)
+            if hit is not None:
+                self._decoded.move_to_end(slot)
+                return hit
         if not self.alive[slot]:
             raise IndexError(f"snapshot slot {slot} was emptied")
-        rule = self._decoded[slot] = self.pack.rule(slot)
-        if len(self._decoded) > DECODED_CACHE:
-            self._decoded.popitem(last=False)
+        rule = self.pack.rule(slot)
+        with self._cache_lock:
+            self._decoded[slot] = rule
+            if len(self._decoded) > DECODED_CACHE:
+                self._decoded.popitem(last=False)
         return rule
 
     def rules(self, slots: Iterable[int]) -> list[Rule]:
@@ -221,7 +226,8 @@ class Snapshot:
                 if self.admits(slot, skill, actor):
                     view.remove(slot, pack)
             self.alive[slot] = False
-            self._decoded.pop(slot, None)
+            with self._cache_lock:
+                self._decoded.pop(slot, None)
             self.text_vectors[slot] = 0.0
             self.trigger_vectors[slot] = 0.0
             pack.skill[slot] = pack.scope_actor[slot] = -2  # in no scope
