@@ -124,7 +124,7 @@ def _injector(url: str, stop: Event, out: Queue[Any], ready: Event) -> None:
                             query="Summarize Corvid's revenue for FY2025.")  # fmt: skip
             units = run.units + run.observe(STEP_CALL, STEP_RESULT)
             snap = mem.retriever.snapshot(mem.namespace)
-            live = [i for i, r in enumerate(snap.rules) if r is not None]  # not emptied slots
+            live = snap.live_slots()  # not emptied slots
             text = snap.text_vectors[live].astype(np.float32)
             trigger = snap.trigger_vectors[live].astype(np.float32)
             assert bool(np.all(np.linalg.norm(text, axis=1) > 0.5))

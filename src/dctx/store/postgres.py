@@ -65,6 +65,7 @@ from dctx.store._rows import (
 from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
+from dctx.store.packed import PackedRules
 from dctx.store.postgres_migrations import POSTGRES_MIGRATIONS
 
 try:
@@ -584,11 +585,12 @@ class PostgresStore:
         statuses: Sequence[RuleStatus],
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleIndex:
         with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
             if self._tx_conn() is not None:  # read to write back: hold the namespace
                 ops.lock_namespaces(conn, [namespace])
-            return self._index(conn, namespace, statuses, None, dtype)
+            return self._index(conn, namespace, statuses, None, dtype, packed)
 
     def rule_changes(
         self,
@@ -597,12 +599,14 @@ class PostgresStore:
         cursor: int,
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleChanges | None:
         with gc_paused(), self._reading() as conn:
             if cursor < 0 or cursor <= ops.changes_floor(conn):
                 return None
             changed = ops.changed_rules(conn, namespace, cursor)
-            return RuleChanges(changed, self._index(conn, namespace, statuses, changed, dtype))
+            index = self._index(conn, namespace, statuses, changed, dtype, packed)
+            return RuleChanges(changed, index)
 
     def _index(
         self,
@@ -611,9 +615,11 @@ class PostgresStore:
         statuses: Sequence[RuleStatus],
         seqs: list[int] | None,
         dtype: npt.DTypeLike,
+        packed: bool = False,
     ) -> RuleIndex:
         """The namespace's rules with these statuses (only the rows `seqs`, if given): the
-        rules first, then their vectors streamed into place."""
+        rules first (packed: streamed into columns, oldest first), then their vectors streamed
+        into place."""
         wanted = [RuleStatus(s).value for s in statuses]
         generation = ops.generation(conn, namespace)
         # inside a write transaction the index may hold rows that are rolled back: no cursor
@@ -624,13 +630,23 @@ class PostgresStore:
         if seqs is not None:
             where += " AND r.seq = ANY(%s::bigint[])"
             params += (seqs,)
-        rows = conn.execute(f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}", params)
-        found = rows.fetchall()
-        n = len(RULE_COLUMNS)
-        found.sort(key=itemgetter(_CREATED, n))  # oldest first
-        keys = [int(row[n]) for row in found]
-        rules = rules_from_rows(found) if found else []
-        del found
+        select = f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}"
+        pack: PackedRules | None = None
+        rules: list[Rule] = []
+        if packed:
+            with conn.cursor(name="dctx_rule_rows") as cur:  # server-side: streamed
+                cur.itersize = 2000
+                # COLLATE "C": byte order, the order of Python's string sort
+                cur.execute(f'{select} ORDER BY r.created_at COLLATE "C", r.seq', params)
+                pack = PackedRules.from_rows(cur)
+            keys = pack.seq.tolist()
+        else:
+            found = conn.execute(select, params).fetchall()
+            n = len(RULE_COLUMNS)
+            found.sort(key=itemgetter(_CREATED, n))  # oldest first
+            keys = [int(row[n]) for row in found]
+            rules = rules_from_rows(found) if found else []
+            del found
         with conn.cursor(name="dctx_rule_vectors") as cur:  # server-side: streamed
             cur.execute(
                 f"SELECT r.seq, {_VEC_BYTES.format('vt.embedding')}, "
@@ -642,7 +658,7 @@ class PostgresStore:
             text, trigger = fill_vectors(
                 cur, {key: i for i, key in enumerate(keys)}, dim, dtype=dtype, wire=">f4"
             )
-        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor)
+        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor, packed=pack)
 
     def generation(self, namespace: str) -> int:
         with self._reading(snapshot=False) as conn:

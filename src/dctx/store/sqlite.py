@@ -60,6 +60,7 @@ from dctx.store._rows import (
 from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
+from dctx.store.packed import PackedRules
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
 
 log = logging.getLogger("dctx.store")
@@ -528,9 +529,10 @@ class SQLiteStore:
         statuses: Sequence[RuleStatus],
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleIndex:
         with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
-            return self._index(conn, namespace, statuses, None, dtype)
+            return self._index(conn, namespace, statuses, None, dtype, packed)
 
     def rule_changes(
         self,
@@ -539,12 +541,14 @@ class SQLiteStore:
         cursor: int,
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleChanges | None:
         with gc_paused(), self._reading() as conn:
             if cursor < 0 or cursor < ops.changes_floor(conn):
                 return None
             changed = ops.changed_rules(conn, namespace, cursor)
-            return RuleChanges(changed, self._index(conn, namespace, statuses, changed, dtype))
+            index = self._index(conn, namespace, statuses, changed, dtype, packed)
+            return RuleChanges(changed, index)
 
     def _index(
         self,
@@ -553,9 +557,11 @@ class SQLiteStore:
         statuses: Sequence[RuleStatus],
         seqs: list[int] | None,
         dtype: npt.DTypeLike,
+        packed: bool = False,
     ) -> RuleIndex:
         """The namespace's rules with these statuses (only the rows `seqs`, if given): the
-        rules first, then their vectors streamed into place."""
+        rules first (packed: streamed into columns, oldest first), then their vectors streamed
+        into place."""
         wanted = ops.json_list(RuleStatus(s).value for s in statuses)
         generation = ops.generation(conn, namespace)
         # inside a write transaction the index may hold rows that are rolled back: no cursor
@@ -563,17 +569,25 @@ class SQLiteStore:
         dim = int(ops.meta(conn, "vector_dim") or 0)
         where = f"WHERE r.namespace = ? AND r.status {_IN}"
         params: tuple[Any, ...] = (namespace, wanted)
-        if seqs is not None:
-            where += f" AND r.seq {_IN}"
-            params += (json.dumps(seqs),)
-        rows = conn.execute(
-            f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}", params
-        ).fetchall()
-        n = len(RULE_COLUMNS)
-        rows.sort(key=itemgetter(_CREATED, n))  # oldest first
-        keys = [int(row[n]) for row in rows]
-        rules = rules_from_rows(rows)
-        del rows
+        if seqs is not None:  # a few changed rows: found by row key, not by a scan of the
+            # namespace's index ("+" keeps the planner off it: 7 ms -> 0.02 at 20,000 rules)
+            where = f"WHERE r.seq {_IN} AND +r.namespace = ? AND +r.status {_IN}"
+            params = (json.dumps(seqs), namespace, wanted)
+        select = f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}"
+        pack: PackedRules | None = None
+        rules: list[Rule] = []
+        if packed:  # BINARY collation: the order of Python's string sort
+            pack = PackedRules.from_rows(
+                conn.execute(f"{select} ORDER BY r.created_at, r.seq", params)
+            )
+            keys = pack.seq.tolist()
+        else:
+            rows = conn.execute(select, params).fetchall()
+            n = len(RULE_COLUMNS)
+            rows.sort(key=itemgetter(_CREATED, n))  # oldest first
+            keys = [int(row[n]) for row in rows]
+            rules = rules_from_rows(rows)
+            del rows
         text, trigger = fill_vectors(
             conn.execute(
                 "SELECT r.seq, vt.data, vg.data FROM rules r "
@@ -585,7 +599,7 @@ class SQLiteStore:
             dim,
             dtype=dtype,
         )
-        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor)
+        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor, packed=pack)
 
     def generation(self, namespace: str) -> int:
         with self._reading() as conn:

@@ -1,0 +1,179 @@
+"""Retrieval snapshots keep rules as compact columns (store/packed.py) and decode only the
+rules a decision point returns; what they decide must be what the full rules decide."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from dctx.memory import Memory
+from dctx.models import (
+    NumericCondition,
+    Predicate,
+    Rule,
+    RuleSource,
+    RuleStatus,
+    RuleType,
+    Scope,
+    Trigger,
+    TriggerKind,
+)
+from dctx.retrieve.context import RunContext, data_condition_met
+from dctx.retrieve.engine import INJECTED, VECTOR_DTYPE, Snapshot, View
+from dctx.store.base import CaptureBatch, RuleIndex
+from dctx.store.packed import PackedRules
+
+DIM = 8
+STEMS = ["revenu", "margin", "churn", "refund", "lawsuit", "outag", "price", "runway"]
+TERMS = ["revenu", "margin", "runway", "month", "price"]
+
+
+def _trigger(rng: random.Random) -> Trigger:
+    kind = rng.choice(list(TriggerKind))
+    if kind is TriggerKind.DATA:
+        shape = rng.randrange(5)
+        words = rng.sample(STEMS, rng.randint(1, 4))
+        if shape == 0:  # a threshold
+            op = rng.choice(["<", "<=", ">", ">="])
+            terms = rng.sample(TERMS, rng.randint(1, 2))
+            return Trigger(kind, "a threshold", numeric=NumericCondition(terms, op, 10.0))  # type: ignore[arg-type]
+        if shape == 1:  # a negated condition
+            return Trigger(kind, "not usd", keywords=["currenc"], excluded=["USD"])
+        if shape == 2:  # a predicate over result items
+            pred = Predicate(terms=["pod"], values=["CrashLoopBackOff"])
+            return Trigger(kind, "a crashing pod", keywords=["pod"], predicate=pred)
+        if shape == 3:  # nothing to index by
+            return Trigger(kind, "anything")
+        return Trigger(kind, "words", keywords=words + words[:1] * rng.randint(0, 1))
+    if kind is TriggerKind.TOOL:
+        after = rng.choice([None, "get_orders", "get_logs"])
+        return Trigger(kind, "a tool", tool=rng.choice(["refund", "restart"]), after_tool=after)
+    return Trigger(kind, f"situation {rng.random():.3f}")
+
+
+def _rules(n: int, seed: int = 3) -> list[Rule]:
+    rng = random.Random(seed)
+    return [
+        Rule(
+            id=f"r{i:04d}",
+            text=f"Rule {i}: do the thing {rng.random():.4f}.",
+            type=rng.choice(list(RuleType)),
+            trigger=_trigger(rng),
+            scope=Scope(
+                namespace=rng.choice(["default", "default", "other"]),
+                skill=rng.choice([None, "fin", "ops"]),
+                actor=rng.choice([None, "alice", "bob"]),
+            ),
+            source=RuleSource.CORRECTION,
+            actor=rng.choice(["alice", "bob", "carol"]),
+            group=f"g{rng.randrange(n // 3 + 1)}",
+            qualifiers=rng.choice([[], ["for enterprise clients"]]),
+            supporters=["alice"],
+            history=[{"event": "edited", "note": "ünïcode ✓"}] if i % 7 == 0 else [],
+            created_at=f"2026-01-{1 + i % 28:02d}T00:00:{i % 60:02d}Z",  # not in id order
+        )
+        for i in range(n)
+    ]
+
+
+def _write(mem: Memory, rules: list[Rule]) -> None:
+    text = mem.embedder.embed([r.text for r in rules])
+    trigger = mem.embedder.embed([r.trigger.text for r in rules])
+    vectors = {r.id: (text[i], trigger[i]) for i, r in enumerate(rules)}
+    mem.store.write(CaptureBatch(rules=rules, rule_vectors=vectors))
+
+
+def _snapshot(rules: list[Rule]) -> Snapshot:
+    n = len(rules)
+    pack = PackedRules.from_rules(rules, list(range(1, n + 1)))
+    zeros = np.zeros((n, DIM), dtype=VECTOR_DTYPE)
+    return Snapshot.build(RuleIndex(1, [], zeros, zeros.copy(), packed=pack))
+
+
+def test_packed_rows_decode_to_the_rules_the_store_holds(backend_mem: Memory) -> None:
+    rules = _rules(120)
+    _write(backend_mem, rules)
+    full = backend_mem.store.rule_index("default", INJECTED)
+    packed = backend_mem.store.rule_index("default", INJECTED, packed=True)
+    assert packed.rules == [] and packed.packed is not None
+    decoded = [packed.packed.rule(i).to_dict() for i in range(len(packed.packed))]
+    assert decoded == [r.to_dict() for r in full.rules]  # every field, in delivery order
+    assert packed.seqs == full.seqs
+    assert np.array_equal(packed.text_vectors, full.text_vectors)
+
+
+def test_data_conditions_from_columns_match_the_full_test() -> None:
+    rules = [r for r in _rules(400) if r.scope.namespace == "default"]
+    snap = _snapshot(rules)
+    view = View.build(snap.pack, np.arange(len(rules)))
+    rng = random.Random(5)
+    data = [i for i, r in enumerate(rules) if r.trigger.kind is TriggerKind.DATA]
+    met = 0
+    for _ in range(40):
+        ctx = RunContext.start("review the quarter")
+        ctx.stems.update(rng.sample(STEMS, rng.randint(0, 5)))
+        for _ in range(rng.randint(0, 3)):
+            ctx.numbers.append((set(rng.sample(TERMS, 2)), rng.uniform(0, 20)))
+        if rng.random() < 0.7:  # a string field, its key seen as a stem (as add_step does)
+            ctx.strings.append(({"currenc"}, rng.choice(["USD", "EUR"])))
+            ctx.stems.add("currenc")
+        expected = [i for i in data if data_condition_met(rules[i].trigger, ctx)]
+        assert snap.met_data(view, ctx) == expected
+        met += len(expected)
+    assert met  # the contexts do meet some conditions
+
+
+def test_views_keep_exactly_the_scope_filters(mem: Memory) -> None:
+    rules = _rules(150)
+    _write(mem, rules)
+    snap = mem.retriever.snapshot("default")
+    for skill in ("fin", "ops", "hr"):
+        for actor in ("alice", "bob", "zed", "alice\x00"):
+            expected = sorted(
+                r.id for r in rules if r.scope.admits(namespace="default", skill=skill, actor=actor)
+            )
+            got = sorted(
+                r.id for r in snap.rules(mem.retriever.visible(snap, skill=skill, actor=actor))
+            )
+            assert got == expected, (skill, actor)
+
+
+def test_a_decision_point_decodes_only_what_it_returns(mem: Memory) -> None:
+    rules = [r for r in _rules(300) if r.scope.namespace == "default"]
+    for r in rules:  # one author and group each: no conflict to resolve
+        r.scope, r.group = Scope(), r.id
+    _write(mem, rules)
+    snap = mem.retriever.snapshot("default")
+    assert snap.size == len(rules) and snap.decoded == 0
+    query = "review the quarter"
+    found = mem.retriever.stage1(
+        "default",
+        skill="fin",
+        actor="alice",
+        ctx=RunContext.start(query),
+        query_vec=mem.embedder.embed([query])[0],
+        tools=None,
+    )
+    tested = [  # DATA conditions only a decoded rule can test (negated, predicate, other)
+        r
+        for r in rules
+        if r.trigger.kind is TriggerKind.DATA
+        and r.trigger.numeric is None
+        and (r.trigger.excluded or r.trigger.predicate or not r.trigger.keywords)
+    ]
+    assert found  # ALWAYS rules at least
+    assert snap.decoded <= len(found) + len(tested) < len(rules) // 2
+
+
+def test_a_disabled_rule_leaves_the_snapshot(mem: Memory) -> None:
+    rules = [r for r in _rules(30) if r.scope.namespace == "default"]
+    _write(mem, rules)
+    snap = mem.retriever.snapshot("default")
+    gone = rules[3].id
+    assert snap.slot_of(gone) is not None
+    mem.store.set_rule_status(gone, RuleStatus.DISABLED, note="test")
+    snap = mem.retriever.snapshot("default")
+    assert snap.slot_of(gone) is None
+    assert gone not in {r.id for r in snap.rules(snap.live_slots())}
+    assert snap.size == len(rules) - 1
