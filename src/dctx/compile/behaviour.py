@@ -75,6 +75,13 @@ def contradicts(a: Rule, b: Rule, similarity: float, *, contrasted: bool = False
     return similarity >= (SAME_SLOT_CONTRASTED if contrasted else SAME_SLOT)
 
 
+def resets(a: Rule, b: Rule) -> bool:
+    """Both set a parameter, to different values: never the same rule, however alike their
+    words ("use --retries 3 ..." / "use --retries 5 ...")."""
+    ia, ib = identity(a.text), identity(b.text)
+    return any(ia.settings[k] != ib.settings[k] for k in ia.settings.keys() & ib.settings.keys())
+
+
 def different_slots(a: Rule, b: Rule) -> bool:
     """Both rules set parameters, and none in common: neither can replace the other."""
     ia, ib = identity(a.text), identity(b.text)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
+from dctx.capture.cues import ceases
 from dctx.compile.corrections import compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.tool_rules import compile_tool_signal
@@ -169,6 +170,21 @@ def _chain_key(signal: CorrectionSignal) -> tuple[str, str, str, int]:
 def _compile_one(
     signal: CorrectionSignal, rulebook: Rulebook, evidence: list[Evidence], withdrawn: list[str]
 ) -> None:
+    if signal.aftermath is Aftermath.CORRECTION and ceases(signal.directive):
+        # "stop adding the disclaimer" while a rule asks for the disclaimer revokes that rule;
+        # with no such rule it is a correction like any other
+        ev = evidence_for(signal, EvidenceKind.WITHDRAWAL)
+        target = rulebook.withdraw(
+            signal.directive,
+            ev,
+            actor=signal.ctx.actor,
+            skill=signal.ctx.skill,
+            revoking=True,
+        )
+        if target is not None:
+            evidence.append(ev)
+            withdrawn.append(target.id)
+            return
     compiled = compile_correction(signal)
     evidence.extend(compiled.evidence)
     for text, ev in compiled.withdrawals:
