@@ -33,6 +33,12 @@ def _active(mem: Memory) -> list[Rule]:
     return mem.rules(status=RuleStatus.ACTIVE)
 
 
+def _delivered(mem: Memory, query: str) -> str:
+    """The rule texts a new run of the actor starts with."""
+    run = mem.start(actor="ana", skill="kitchen", query=query, record=False)
+    return "\n".join(r.text for r in run.rules)
+
+
 def _imperative(text: str) -> bool:
     """Reads as a command: its first word (after an adverb of frequency) is a verb."""
     first = text.split()
@@ -50,9 +56,12 @@ def test_withdraw_and_replace_in_one_turn(mem: Memory) -> None:
     )
     active = [r.text for r in _active(mem)]
     assert not any("eu-west" in t for t in active)
-    assert any("us-east" in t for t in active)
+    # the replacement keeps the form and reach of the rule it replaces
+    assert any("--region us-east" in t for t in active), active
     withdrawn = mem.rules(status=RuleStatus.WITHDRAWN)
     assert [r.text for r in withdrawn] == ["Always use --region eu-west for the site."]
+    delivered = _delivered(mem, "Publish the careers site.")
+    assert "us-east" in delivered and "eu-west" not in delivered
 
 
 def test_verbless_standing_corrections_become_one_imperative_rule(mem: Memory) -> None:
@@ -87,6 +96,8 @@ def test_partial_rollback_leaves_a_scoped_rule(mem: Memory) -> None:
     assert any("24-hour" in t and "rota" in t for t in active), active
     assert any("3pm" in t and "letter" in t for t in active), active
     assert all(_imperative(t) for t in active), active
+    delivered = _delivered(mem, "Write next week's staff rota.")
+    assert "rota" in delivered and "everywhere" not in delivered
 
 
 def test_later_value_of_the_same_setting_supersedes(mem: Memory) -> None:
@@ -122,6 +133,7 @@ def test_revoked_instruction_withdraws_the_rule_it_revokes(mem: Memory) -> None:
         "don't cc the shift lead any more",
     )
     assert _active(mem) == []
+    assert _delivered(mem, "Send the rota to the kitchen team.") == ""
     assert not any("footer" in r.text for r in mem.rules(status=RuleStatus.CANDIDATE))
     assert len(mem.rules(status=RuleStatus.WITHDRAWN)) == 2
 

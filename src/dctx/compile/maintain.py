@@ -23,7 +23,16 @@ from dctx.capture.cues import prohibits
 from dctx.capture.verbs import STANDING_ADVERBS
 from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings
 from dctx.compile.behaviour import contradicts, different_slots, identity, resets
-from dctx.models import Evidence, Rule, RuleSource, RuleStatus, Scope, to_dict, utcnow
+from dctx.models import (
+    Evidence,
+    Rule,
+    RuleSource,
+    RuleStatus,
+    Scope,
+    TriggerKind,
+    to_dict,
+    utcnow,
+)
 from dctx.providers.base import Embedder, Vector
 from dctx.text import content_stems, words
 
@@ -339,6 +348,10 @@ class Rulebook:
         )
 
     def _supersede(self, old: Rule, new: Rule) -> None:
+        if old.trigger.kind is TriggerKind.ALWAYS and new.trigger.kind is TriggerKind.QUERY:
+            # the replacement reaches where the rule it replaces did, not only requests like
+            # the one it was said in
+            new.trigger.kind, new.trigger.text = TriggerKind.ALWAYS, new.text
         old.status = RuleStatus.SUPERSEDED
         old.superseded_by = new.id
         old.history.append({"at": utcnow(), "event": "superseded", "by": new.id})
