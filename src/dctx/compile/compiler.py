@@ -221,14 +221,14 @@ def _compile_one(
         if signal.candidate:
             rule.status = RuleStatus.CANDIDATE
         old = replaced.get(turn)
-        text = restate(old.text, rule.text) if old is not None else None
-        if old is not None and text is not None:
+        restated = restate(old.text, rule.text) if old is not None else None
+        if old is not None and restated is not None:
             # "forget the eu-west rule; we use the us-east region now": the new value, in
             # the form and with the reach of the rule it replaces
-            rule.text, rule.type, rule.qualifiers = text, old.type, list(old.qualifiers)
+            rule.text, rule.type, rule.qualifiers = restated, old.type, list(old.qualifiers)
             rule.trigger = copy.deepcopy(old.trigger)
             if old.trigger.text == old.text:
-                rule.trigger.text = text
+                rule.trigger.text = restated
         rulebook.add(rule, raw=signal.raw)
 
 
