@@ -161,9 +161,27 @@ def _returns_to(text: str) -> str:
     from dctx.capture.verbs import IMPERATIVE_VERBS
 
     head = text.split(maxsplit=3)
-    if len(head) == 4 and head[0].lower() in IMPERATIVE_VERBS and head[1:3] == ["back", "to"]:
-        return f"Use {head[3]}"
-    return text
+    if len(head) < 4 or head[0].lower() not in IMPERATIVE_VERBS or head[1:3] != ["back", "to"]:
+        return text
+    verb, _, rest = head[3].partition(" ")
+    base = _base_form(verb.lower())
+    if base is not None:
+        return f"{base} {rest}".strip()  # "go back to offering callbacks" -> "offer callbacks"
+    return f"Use {head[3]}"
+
+
+def _base_form(gerund: str) -> str | None:
+    """The imperative verb a gerund is made from ("offering" -> "offer", "adding" -> "add",
+    "making" -> "make"), when it is one of the command verbs."""
+    from dctx.capture.verbs import IMPERATIVE_VERBS
+
+    if not gerund.endswith("ing"):
+        return None
+    stem = gerund[:-3]
+    for base in (stem, stem + "e", stem[:-1]):
+        if base in IMPERATIVE_VERBS:
+            return base
+    return None
 
 
 def rule_type(text: str) -> RuleType:
