@@ -166,6 +166,8 @@ def _spell_out_fragments(
         if rewritten != parts:
             spelled[msg.index] = dataclasses.replace(turn, text=" ".join(rewritten))
     out: dict[int, str] = {}
+    if not spelled:
+        return out
     again = reader.read(list(spelled.values()))
     for (index, turn), verdict in zip(spelled.items(), again, strict=True):
         if verdict.p_lasting > decided[index].p_lasting:
