@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.subjects import generic_term, mask_names, name_variants
+from dctx.capture.verbs import STANDING_ADVERBS
 from dctx.compile.conditions import Condition, split_condition
 from dctx.compile.phrasing import (
     drop_preamble,
@@ -35,7 +36,7 @@ from dctx.models import (
     TriggerKind,
     new_id,
 )
-from dctx.text import content_stems
+from dctx.text import content_stems, words
 
 SHARED_SCOPE = re.compile(
     r"\b(everyone|every one of us|the team|the (whole|entire) (\w+ )?team|all of us|our team|"
@@ -315,7 +316,11 @@ def _trigger(
     tool = _mentioned_tool(body, signal.tools_seen)
     if tool is not None:
         return Trigger(kind=TriggerKind.TOOL, text=body, tool=tool, node_id=signal.node_id)
-    if rtype is RuleType.FORMAT or UNIVERSAL.search(signal.directive):
+    if (
+        rtype is RuleType.FORMAT
+        or UNIVERSAL.search(signal.directive)
+        or any(w in STANDING_ADVERBS for w in words(body))
+    ):
         # formatting, and directives the user made universal ("always", "from now on"),
         # apply to every run in scope: no similarity test (Finding 2)
         return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)
