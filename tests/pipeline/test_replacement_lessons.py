@@ -1,9 +1,10 @@
 """Implicit lessons across sessions: a tool (or source) that fails in several conversations and
 is replaced by another that works becomes one rule "use B instead of A" (issue #12).
 
-One conversation is at most a candidate; the lesson is admitted once net support (sessions
-where A failed and B then worked, minus later sessions where A worked) reaches two. Domain: a real-estate assistant whose county zoning service is
-being retired in favour of the state's."""
+One conversation is at most a candidate; the lesson is admitted once its net support
+(conversations where A failed and B then worked, minus later ones where A worked) reaches
+two. Domain: a real-estate assistant whose county zoning service is being retired in favour
+of the state's."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings
+from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings, unconfirmed
 from dctx.compile.behaviour import contradicts, different_slots
 from dctx.models import Evidence, Rule, RuleSource, RuleStatus, Scope, to_dict, utcnow
 from dctx.providers.base import Embedder, Vector
@@ -180,7 +180,9 @@ class Rulebook:
             existing.evidence_ids.extend(rule.evidence_ids)
             existing.updated_at = rule.updated_at
             existing.history.append({"at": utcnow(), "event": "reinforced", "by": rule.id})
-            if existing.status is RuleStatus.CANDIDATE:
+            if existing.status is RuleStatus.CANDIDATE and unconfirmed(rule):
+                existing.history.extend(sightings(rule))  # kept; admission waits for more
+            elif existing.status is RuleStatus.CANDIDATE:
                 self._sighted(existing, rule)
             self._changed(existing)
             self._relate(existing, "reinforced", rule, None, None)
