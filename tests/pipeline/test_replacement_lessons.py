@@ -215,3 +215,22 @@ def test_a_source_argument_replaced_in_one_session_is_a_candidate_then_a_rule(
     assert '`feed`="fred"' in rule.text
     _capture(mem, "q3", _quote("bankrate_v1", ok=True))  # the old feed is back
     assert mem.rule(rule.id).status is RuleStatus.CANDIDATE
+
+
+def test_another_action_on_the_same_thing_is_not_a_replacement(mem: Memory) -> None:
+    """A price change the listing refused, then the agent withdrew the listing: two actions on
+    one listing, not one tool standing in for another."""
+    for i, listing in enumerate(["L-204", "L-388"]):
+        _capture(
+            mem,
+            f"w{i}",
+            [
+                user(f"Drop the price of {listing} by 5%."),
+                call("c1", "update_listing_price", listing=listing, pct=-5),
+                result("c1", "Error: price changes are locked during an open offer"),
+                call("c2", "withdraw_listing", listing=listing),
+                result("c2", {"listing": listing, "status": "withdrawn"}),
+                assistant("Withdrawn."),
+            ],
+        )
+    assert not any("withdraw_listing" in r.text for r in mem.rules(status=list(RuleStatus)))

@@ -23,6 +23,7 @@ and X worked, and even then the lesson is untrusted (capture/provenance.py).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -107,7 +108,7 @@ def _swaps(session: Session, calls: list[CallOutcome]) -> list[ToolPatternSignal
         for other in calls[first.pos + 1 : first.pos + 1 + MAX_GAP]:
             if other.name == first.name or not _served(other):
                 continue
-            if not _same_purpose(first, other):
+            if not (_same_purpose(first, other) and _one_family(first.name, other.name)):
                 continue
             out.setdefault(
                 (first.name, other.name),
@@ -135,6 +136,19 @@ def _swaps(session: Session, calls: list[CallOutcome]) -> list[ToolPatternSignal
 def _source(key: str) -> _Source:
     tool, args = json.loads(key)
     return str(tool), None if args is None else dict(args)
+
+
+def _name_parts(name: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    return [t for t in re.split(r"[^a-z0-9]+", spaced) if t]
+
+
+def _one_family(a: str, b: str) -> bool:
+    """Two variants of one tool (zoning_county_lookup / zoning_state_lookup, get_prices /
+    get_prices_v2): their names begin or end alike. Two actions on one entity
+    (update_reservation_flights / cancel_reservation) are not a replacement."""
+    pa, pb = _name_parts(a), _name_parts(b)
+    return bool(pa and pb) and (pa[0] == pb[0] or pa[-1] == pb[-1])
 
 
 def _worked(source: _Source, calls: Iterable[CallOutcome]) -> bool:
