@@ -234,3 +234,10 @@ def test_another_action_on_the_same_thing_is_not_a_replacement(mem: Memory) -> N
             ],
         )
     assert not any("withdraw_listing" in r.text for r in mem.rules(status=list(RuleStatus)))
+
+
+def test_two_empty_results_make_one_lesson_not_two(mem: Memory) -> None:
+    """The unconditional lesson says all that "when A finds nothing, use B" would."""
+    _capture(mem, "s1", _zoning("12-004", {"results": []}))
+    _capture(mem, "s2", _zoning("40-118", {"results": []}))
+    assert [r.text for r in mem.rules() if r.source is RuleSource.SELF_ASSESSMENT] == [LESSON]
