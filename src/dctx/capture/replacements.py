@@ -192,13 +192,10 @@ class _Ledger:
             events.append([conversation, new])
             self.dirty.add(where)
 
-    def flush(self, namespace_of: dict[tuple[str, str, str], str]) -> None:
+    def flush(self) -> None:
         for where in self.dirty:
             self.store.cache_put(
-                self._key(where),
-                json.dumps(self.data[where]),
-                namespace=namespace_of[where],
-                actor=None,
+                self._key(where), json.dumps(self.data[where]), namespace=where[0], actor=None
             )
 
 
@@ -219,16 +216,14 @@ def replacement_lessons(
     fallback dropped where the unconditional lesson holds; plus the reversals of stored
     lessons whose old tool worked in these conversations."""
     ledger = _Ledger(store)
-    owners: dict[tuple[str, str, str], str] = {}
     by_session: dict[tuple[str, str], list[ToolPatternSignal]] = {}
     for signal in found:
         if signal.pattern is ToolPattern.DEAD_SOURCE:
-            by_session.setdefault((signal.ctx.namespace, signal.ctx.conversation_id), []).append(
-                signal
-            )
+            where = (signal.ctx.namespace, signal.ctx.conversation_id)
+            by_session.setdefault(where, []).append(signal)
     added: list[ToolPatternSignal] = []
-    reversals: dict[tuple[str, str, str, str, str], Reversal] = {}
-    admitted: set[tuple[str, str, str, str]] = set()
+    reversals: dict[tuple[str, ...], Reversal] = {}
+    admitted: set[tuple[str, str, str, str | None]] = set()
     for session in sorted(sessions, key=lambda s: s.timestamp):
         calls = tool_calls(session)
         known = by_session.get((session.namespace, session.conversation_id), [])
@@ -239,29 +234,12 @@ def replacement_lessons(
         for signal in swaps:
             signal.after_tool = None  # "use B, not A" holds before any call of A
             old, to = sources(signal)
-            where = (session.namespace, session.skill, old[0])
-            owners[where] = session.namespace
-            ledger.add(where, _canon(old), session.conversation_id, _canon(to))
-        replaced = {_canon(sources(s)[0]) for s in swaps}
-        for tool in {c.name for c in calls if _served(c)}:
-            where = (session.namespace, session.skill, tool)
-            for key, events in list(ledger.get(where).items()):
-                if key in replaced or not _worked(_source(key), calls):
-                    continue
-                owners[where] = session.namespace
-                ledger.add(where, key, session.conversation_id, None)
-                for reversal in _reversals(session, key, events):
-                    reversals[(*where, key, reversal.new)] = reversal
+            ledger.add(_where(session, old), _canon(old), session.conversation_id, _canon(to))
+        reversals.update(_worked_again(ledger, session, calls, swaps))
         for signal in swaps:
-            old, to = sources(signal)
-            events = ledger.get((session.namespace, session.skill, old[0]))[_canon(old)]
-            support, against = _counts(events, _canon(to))
-            signal.conversation_ids = support  # provenance: every supporting conversation
-            signal.occurrences = 1  # support grows by one per conversation as rules merge
-            signal.candidate = len(support) - against < MIN_REPLACEMENT_SESSIONS
-            if not signal.candidate and signal.other_tool:
+            if _count(ledger, session, signal):
                 admitted.add((session.namespace, session.skill, signal.tool, signal.other_tool))
-    ledger.flush(owners)
+    ledger.flush()
     kept = [
         s
         for s in found
@@ -271,6 +249,38 @@ def replacement_lessons(
         )
     ]
     return [*kept, *added], list(reversals.values())
+
+
+def _where(session: Session, source: _Source) -> tuple[str, str, str]:
+    return (session.namespace, session.skill, source[0])
+
+
+def _worked_again(
+    ledger: _Ledger, session: Session, calls: list[CallOutcome], swaps: list[ToolPatternSignal]
+) -> dict[tuple[str, ...], Reversal]:
+    """Record the replaced sources that worked in this conversation; their reversals."""
+    replaced = {_canon(sources(s)[0]) for s in swaps}
+    out: dict[tuple[str, ...], Reversal] = {}
+    for tool in {c.name for c in calls if _served(c)}:
+        where = (session.namespace, session.skill, tool)
+        for key, events in list(ledger.get(where).items()):
+            if key in replaced or not _worked(_source(key), calls):
+                continue
+            ledger.add(where, key, session.conversation_id, None)
+            for reversal in _reversals(session, key, events):
+                out[(*where, key, reversal.new)] = reversal
+    return out
+
+
+def _count(ledger: _Ledger, session: Session, signal: ToolPatternSignal) -> bool:
+    """Give the signal its cross-conversation counts; True when the lesson is admitted."""
+    old, to = sources(signal)
+    events = ledger.get(_where(session, old))[_canon(old)]
+    support, against = _counts(events, _canon(to))
+    signal.conversation_ids = support  # provenance: every supporting conversation
+    signal.occurrences = 1  # support grows by one per conversation as rules merge
+    signal.candidate = len(support) - against < MIN_REPLACEMENT_SESSIONS
+    return not signal.candidate and signal.other_tool is not None
 
 
 def _reversals(session: Session, old: str, events: list[list[Any]]) -> list[Reversal]:
