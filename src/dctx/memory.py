@@ -26,6 +26,7 @@ from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
 from dctx.capture.reading.base import TurnClassifier
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
+from dctx.capture.replacements import replacement_lessons
 from dctx.capture.review import review_signals
 from dctx.capture.roles import RolePolicy, resolve_policy
 from dctx.capture.self_assess import assess
@@ -35,6 +36,7 @@ from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
 from dctx.compile.outcome_events import capture_events
 from dctx.compile.outcomes import DEFAULT_OUTCOMES, OutcomePolicy
+from dctx.compile.tool_reversals import apply_reversals
 from dctx.compile.triggers import parse_trigger
 from dctx.errors import ConfigError, ConflictError, NotFoundError
 from dctx.inject.run import Run, new_run_id
@@ -368,6 +370,7 @@ class Memory:
         tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
         tool_signals.extend(fruitless_lookups(self.store, sessions))
         tool_signals.extend(empty_fallbacks(self.store, sessions))
+        tool_signals, reversals = replacement_lessons(self.store, sessions, tool_signals)
         corrections = work.corrections
         report.corrections += sum(1 for c in corrections if c.aftermath.value == "correction")
         report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
@@ -411,6 +414,11 @@ class Memory:
             status_before,
             batch,
         )
+        reversed_rules, reversal_events = apply_reversals(rulebook.rules, reversals)
+        for rule in reversed_rules:
+            if rule.id not in result.maintenance.new_vectors:
+                result.maintenance.changed[rule.id] = rule
+        events.extend(reversal_events)
         batch.rules = new_rules + list(result.maintenance.changed.values())
         expired = self._expire_candidates(index.rules, sessions, batch.rules)
         batch.rules.extend(expired)

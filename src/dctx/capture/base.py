@@ -121,6 +121,9 @@ class ToolPatternSignal:
     # values / tools the lesson recommends that a tool result showed the agent first
     # (capture/provenance.py): the lesson is untrusted
     from_tool_output: list[str] = field(default_factory=list)
+    # not yet seen in enough conversations (capture/replacements.py): stored as a CANDIDATE
+    # that only a confirmed sighting or a person admits
+    candidate: bool = False
 
 
 @runtime_checkable

@@ -21,7 +21,7 @@ import numpy as np
 
 from dctx.capture.cues import prohibits
 from dctx.capture.verbs import STANDING_ADVERBS
-from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings
+from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings, unconfirmed
 from dctx.compile.behaviour import contradicts, different_slots, identity, resets
 from dctx.models import (
     Evidence,
@@ -223,7 +223,9 @@ class Rulebook:
             existing.evidence_ids.extend(rule.evidence_ids)
             existing.updated_at = rule.updated_at
             existing.history.append({"at": utcnow(), "event": "reinforced", "by": rule.id})
-            if existing.status is RuleStatus.CANDIDATE:
+            if existing.status is RuleStatus.CANDIDATE and unconfirmed(rule):
+                existing.history.extend(sightings(rule))  # kept; admission waits for more
+            elif existing.status is RuleStatus.CANDIDATE:
                 self._sighted(existing, rule)
             self._changed(existing)
             self._relate(existing, "reinforced", rule, None, None)

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from dctx.capture.base import ToolPattern, ToolPatternSignal
+from dctx.compile.admission import UNCONFIRMED
 from dctx.models import (
     Evidence,
     EvidenceKind,
@@ -70,7 +71,7 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
                 "other_tool": signal.other_tool,
                 "error": signal.error[:300],
                 "messages": signal.message_indexes,
-                "conversations": signal.conversation_ids or [ctx.conversation_id],
+                "conversations": rule_conversations(signal),
             },
             ensure_ascii=False,
             sort_keys=True,
@@ -99,7 +100,17 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
     if untrusted:
         rule.status = RuleStatus.CANDIDATE
         rule.history.append(sighting(ctx.conversation_id, ctx.actor))
+    if signal.candidate:
+        # seen in too few conversations: it waits, and admits nothing when it recurs
+        rule.status = RuleStatus.CANDIDATE
+        rule.history.append(
+            {"at": utcnow(), "event": UNCONFIRMED, "conversations": rule_conversations(signal)}
+        )
     return rule, evidence
+
+
+def rule_conversations(signal: ToolPatternSignal) -> list[str]:
+    return signal.conversation_ids or [signal.ctx.conversation_id]
 
 
 def sighting(conversation_id: str, actor: str | None) -> dict[str, Any]:
