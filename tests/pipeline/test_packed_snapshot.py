@@ -22,7 +22,7 @@ from dctx.models import (
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.engine import INJECTED, VECTOR_DTYPE, Snapshot, View
 from dctx.store.base import CaptureBatch, RuleIndex
-from dctx.store.packed import PackedRules
+from dctx.store.packed import PackedRules, kept_vectors, vector_needs
 
 DIM = 8
 STEMS = ["revenu", "margin", "churn", "refund", "lawsuit", "outag", "price", "runway"]
@@ -100,7 +100,19 @@ def test_packed_rows_decode_to_the_rules_the_store_holds(backend_mem: Memory) ->
     decoded = [packed.packed.rule(i).to_dict() for i in range(len(packed.packed))]
     assert decoded == [r.to_dict() for r in full.rules]  # every field, in delivery order
     assert packed.seqs == full.seqs
-    assert np.array_equal(packed.text_vectors, full.text_vectors)
+    assert packed.compact_vectors and not full.compact_vectors
+    needs = vector_needs(packed.packed)
+    for keep, rows, compact, dense in zip(
+        needs,
+        kept_vectors(packed.packed),
+        (packed.text_vectors, packed.trigger_vectors),
+        (full.text_vectors, full.trigger_vectors),
+        strict=True,
+    ):
+        assert 0 < keep.sum() < len(keep)  # some vectors are held, not all
+        assert compact.shape == (1 + keep.sum(), dense.shape[1])  # a zero row, then the kept
+        assert not compact[0].any() and (rows[~keep] == 0).all()
+        assert np.array_equal(compact[rows[keep]], dense[keep])  # exactly the stored vectors
 
 
 def test_data_conditions_from_columns_match_the_full_test() -> None:
