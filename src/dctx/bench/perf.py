@@ -461,7 +461,7 @@ def _targets(results: list[SizeResult], capture: list[CaptureResult]) -> list[di
     if size in by_size:
         for name, value in (
             ("decision_point_process", by_size[size].decision_rss_mb),
-            ("bench_process (also embeds and captures)", by_size[size].peak_rss_mb),
+            ("bench_process (also embeds and writes the rulebook)", by_size[size].peak_rss_mb),
         ):
             out.append(
                 {

@@ -149,7 +149,8 @@ def perf_command(
         "cold: first call after another writer changed the store, on a new text (the changed "
         "rules are applied); reload: the snapshot built from scratch; new text: embedding not "
         "cached; cached: the same text again. Query/step embedding included. Peak RSS: this "
-        "process's high-water mark so far (it also embeds and captures); DP process: the peak "
+        "process's high-water mark so far (it also embeds rules with the exact model and "
+        "writes the rulebook); DP process: the peak "
         "RSS of a fresh process that only runs decision points on that store (the serving "
         "case)."
     )
