@@ -22,7 +22,7 @@ from dctx.models import (
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.engine import INJECTED, VECTOR_DTYPE, Snapshot, View
 from dctx.store.base import CaptureBatch, RuleIndex
-from dctx.store.packed import PackedRules
+from dctx.store.packed import PackedRules, kept_vectors, vector_needs
 
 DIM = 8
 STEMS = ["revenu", "margin", "churn", "refund", "lawsuit", "outag", "price", "runway"]
@@ -100,7 +100,19 @@ def test_packed_rows_decode_to_the_rules_the_store_holds(backend_mem: Memory) ->
     decoded = [packed.packed.rule(i).to_dict() for i in range(len(packed.packed))]
     assert decoded == [r.to_dict() for r in full.rules]  # every field, in delivery order
     assert packed.seqs == full.seqs
-    assert np.array_equal(packed.text_vectors, full.text_vectors)
+    assert packed.compact_vectors and not full.compact_vectors
+    needs = vector_needs(packed.packed)
+    for keep, rows, compact, dense in zip(
+        needs,
+        kept_vectors(packed.packed),
+        (packed.text_vectors, packed.trigger_vectors),
+        (full.text_vectors, full.trigger_vectors),
+        strict=True,
+    ):
+        assert 0 < keep.sum() < len(keep)  # some vectors are held, not all
+        assert compact.shape == (1 + keep.sum(), dense.shape[1])  # a zero row, then the kept
+        assert not compact[0].any() and (rows[~keep] == 0).all()
+        assert np.array_equal(compact[rows[keep]], dense[keep])  # exactly the stored vectors
 
 
 def test_data_conditions_from_columns_match_the_full_test() -> None:
@@ -177,3 +189,49 @@ def test_a_disabled_rule_leaves_the_snapshot(mem: Memory) -> None:
     assert snap.slot_of(gone) is None
     assert gone not in {r.id for r in snap.rules(snap.live_slots())}
     assert snap.size == len(rules) - 1
+
+
+def _compared(rule: Rule) -> tuple[bool, bool]:
+    """Whether retrieval compares the rule's (text, trigger) vector, read from the Rule."""
+    trig = rule.trigger
+    query = trig.kind is TriggerKind.QUERY
+    worded = (
+        trig.kind is TriggerKind.DATA
+        and trig.numeric is None
+        and bool(trig.keywords)
+        and not trig.excluded
+    )
+    return query, query or worded
+
+
+def _check_vectors(mem: Memory, snap: Snapshot, rules: list[Rule]) -> None:
+    by_id = {r.id: r for r in rules}
+    live = snap.live_slots().tolist()
+    stored = mem.store.rule_index("default", INJECTED)  # every vector, dense
+    dense = {r.id: i for i, r in enumerate(stored.rules)}
+    for slot in live:
+        rule = snap.rule(slot)
+        for held, wanted, full in zip(
+            (snap.text_vectors, snap.trigger_vectors),
+            _compared(by_id[rule.id]),
+            (stored.text_vectors, stored.trigger_vectors),
+            strict=True,
+        ):
+            expected = full[dense[rule.id]].astype(VECTOR_DTYPE) if wanted else 0.0
+            assert np.array_equal(held[slot], np.broadcast_to(expected, held[slot].shape))
+    counts = [sum(_compared(by_id[snap.rule(s).id])[k] for s in live) for k in (0, 1)]
+    assert [snap.text_vectors.kept, snap.trigger_vectors.kept] == counts
+    assert 0 < counts[0] < counts[1] < len(live)  # QUERY < QUERY + worded DATA < all
+
+
+def test_a_snapshot_holds_exactly_the_vectors_retrieval_compares(backend_mem: Memory) -> None:
+    rules = _rules(150)
+    _write(backend_mem, rules[:100])
+    snap = backend_mem.retriever.snapshot("default")
+    _check_vectors(backend_mem, snap, rules)
+    _write(backend_mem, rules[100:])  # applied as changes to the warm snapshot
+    first = next(r for r in rules if r.scope.namespace == "default")
+    backend_mem.store.set_rule_status(first.id, RuleStatus.DISABLED)  # a slot emptied
+    again = backend_mem.retriever.snapshot("default")
+    assert again is snap and snap.empty
+    _check_vectors(backend_mem, snap, rules)

@@ -122,6 +122,9 @@ def test_forget_leaves_nothing_in_the_snapshot(backend_mem: Memory, reader: Retr
     for slot in range(snap.slots):
         if not snap.alive[slot]:  # the forgotten rules' vectors are zeroed too
             assert not snap.text_vectors[slot].any() and not snap.trigger_vectors[slot].any()
+    for vectors in (snap.text_vectors, snap.trigger_vectors):  # and not just unreferenced
+        held = set(vectors.rows[snap.alive].tolist())
+        assert not any(vectors.matrix[r].any() for r in range(vectors.used) if r not in held)
     assert snap.slot_of("r1") is None and snap.slot_of("r3") is None
     view = reader.view(snap, skill="fin", actor="alice")
     assert [snap.rule(i).id for i in view.query] == ["r2"]

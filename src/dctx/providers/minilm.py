@@ -215,6 +215,18 @@ class MiniLMEmbedder:
         self._input_names = frozenset(names)
         return session
 
+    @property
+    def loaded_models(self) -> tuple[str, ...]:
+        """The model copies this instance holds: ("fast",) in a process that only embeds
+        query and step texts, "exact" once something was embedded for storage (or when no
+        fast copy could be derived here, the exact model serving both)."""
+        exact = self._sessions.get(False)
+        fast = self._sessions.get(True)
+        names = ["exact"] if exact is not None else []
+        if fast is not None and fast is not exact:
+            names.append("fast")
+        return tuple(names)
+
     # -- embedding ----------------------------------------------------------------------
 
     def embed(self, texts: Sequence[str]) -> Vector:

@@ -20,6 +20,7 @@ from dctx.retrieve.conflicts import Decision, decide, resolve_conflicts
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.fusion import rrf
 from dctx.retrieve.snapshot import VECTOR_DTYPE, Snapshot, View
+from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import Store
 from dctx.store.packed import key_hash
 
@@ -52,7 +53,7 @@ DEFAULT_CALIBRATION = Calibration(query_floor=0.45, step_floor=0.55, condition_f
 INJECTED = (RuleStatus.ACTIVE,)
 
 
-def _sims(matrix: np.ndarray, rows: np.ndarray, vec: Vector) -> np.ndarray:
+def _sims(matrix: SlotVectors, rows: np.ndarray, vec: Vector) -> np.ndarray:
     """Cosines of the rows with `vec`: the float16 rows are widened first, since numpy has no
     BLAS product of float16 by float32 (mixed, it runs a generic loop 50x slower)."""
     return np.asarray(matrix[rows], dtype=np.float32) @ np.asarray(vec, dtype=np.float32)

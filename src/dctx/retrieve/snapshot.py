@@ -1,9 +1,11 @@
 """A namespace's injectable rules held for retrieval: compact columns, views per reader.
 
 The snapshot keeps the store's `PackedRules` (numpy columns, rows as JSON bytes) and the
-vectors; a `View` sorts the slots one (skill, actor) can see by how they are triggered. No
-`Rule` object exists per rule: the few a decision point returns are decoded (`Snapshot.rule`,
-with a small cache), so a 100,000-rule snapshot costs its vectors and a few bytes per rule.
+vectors a decision point compares (`SlotVectors`: none for ALWAYS, TOOL or threshold rules);
+a `View` sorts the slots one (skill, actor) can see by how they are triggered. No `Rule`
+object exists per rule: the few a decision point returns are decoded (`Snapshot.rule`, with
+a small cache), so a 100,000-rule snapshot costs the vectors it compares and a few bytes per
+rule.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import numpy as np
 
 from dctx.models import Rule, TriggerKind
 from dctx.retrieve.context import RunContext, data_condition_met
+from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import RuleChanges, RuleIndex
-from dctx.store.packed import KINDS, IntArray, PackedRules, key_hash
+from dctx.store.packed import KINDS, IntArray, PackedRules, kept_vectors, key_hash, vector_needs
 
 # snapshots hold vectors as float16: half the memory of a 100,000-rule rulebook; similarities
 # move by ~1e-3 (products are computed in float32), far inside every calibrated margin
@@ -150,8 +153,8 @@ class Snapshot:
     cursor: int
     pack: PackedRules  # by slot
     alive: np.ndarray  # bool by slot
-    text_vectors: np.ndarray  # (capacity >= slots, dim), VECTOR_DTYPE; rows past the slots unused
-    trigger_vectors: np.ndarray
+    text_vectors: SlotVectors  # VECTOR_DTYPE; only the vectors retrieval compares
+    trigger_vectors: SlotVectors
     empty: int = 0  # emptied slots
     views: dict[tuple[str, str], View] = field(default_factory=dict)  # by (skill, actor)
     _decoded: OrderedDict[int, Rule] = field(default_factory=OrderedDict)
@@ -162,13 +165,14 @@ class Snapshot:
         pack = index.packed
         if pack is None:  # a store that gave Rule objects: pack them
             pack = PackedRules.from_rules(index.rules, index.seqs or range(len(index.rules)))
+        text, trigger = _slot_vectors(index, pack)
         return cls(
             generation=index.generation,
             cursor=index.cursor,
             pack=pack,
             alive=np.ones(len(pack), dtype=bool),
-            text_vectors=index.text_vectors,
-            trigger_vectors=index.trigger_vectors,
+            text_vectors=text,
+            trigger_vectors=trigger,
         )
 
     @property
@@ -228,8 +232,8 @@ class Snapshot:
             self.alive[slot] = False
             with self._cache_lock:
                 self._decoded.pop(slot, None)
-            self.text_vectors[slot] = 0.0
-            self.trigger_vectors[slot] = 0.0
+            self.text_vectors.clear(slot)
+            self.trigger_vectors.clear(slot)
             pack.skill[slot] = pack.scope_actor[slot] = -2  # in no scope
             self.empty += 1
         new = changes.index
@@ -240,8 +244,9 @@ class Snapshot:
             first = len(pack)
             pack.extend(more)
             self.alive = np.append(self.alive, np.ones(len(more), dtype=bool))
-            self.text_vectors = _append_rows(self.text_vectors, first, new.text_vectors)
-            self.trigger_vectors = _append_rows(self.trigger_vectors, first, new.trigger_vectors)
+            text, trigger = _slot_vectors(new, more)
+            self.text_vectors.extend(text)
+            self.trigger_vectors.extend(trigger)
             for (skill, actor), view in self.views.items():
                 for slot in range(first, len(pack)):
                     if self.admits(slot, skill, actor):
@@ -253,7 +258,7 @@ class Snapshot:
         new = changes.index.text_vectors
         more = changes.index.packed
         count = len(more) if more is not None else len(changes.index.rules)
-        return not count or not self.slots or new.shape[1] == self.text_vectors.shape[1]
+        return not count or not self.slots or new.shape[1] == self.text_vectors.dim
 
     def admits(self, slot: int, skill: str, actor: str) -> bool:
         sk, ac = int(self.pack.skill[slot]), int(self.pack.scope_actor[slot])
@@ -323,15 +328,17 @@ def _threshold_met(pack: PackedRules, slots: IntArray, value: float) -> np.ndarr
     return met
 
 
-def _append_rows(matrix: np.ndarray, used: int, more: np.ndarray) -> np.ndarray:
-    """Rows `more` after the first `used` rows, growing by a quarter when full: a change
-    applied to a 100,000-rule snapshot copies the whole matrix only now and then."""
-    if used == 0 and matrix.shape[1:] != more.shape[1:]:
-        matrix = np.zeros((0, *more.shape[1:]), dtype=VECTOR_DTYPE)
-    need = used + more.shape[0]
-    if need > matrix.shape[0]:
-        bigger = np.zeros((max(need, used + used // 4 + 64), *matrix.shape[1:]), matrix.dtype)
-        bigger[:used] = matrix[:used]
-        matrix = bigger
-    matrix[used:need] = more
-    return matrix
+def _slot_vectors(index: RuleIndex, pack: PackedRules) -> tuple[SlotVectors, SlotVectors]:
+    """The index's vectors by slot of `pack`, only those retrieval compares (a store that
+    read them all gives them dense: the others are dropped here)."""
+    if index.compact_vectors:
+        rows = kept_vectors(pack)
+        return (
+            SlotVectors.compact(index.text_vectors, rows[0]),
+            SlotVectors.compact(index.trigger_vectors, rows[1]),
+        )
+    keep = vector_needs(pack)
+    return (
+        SlotVectors.keep(index.text_vectors, keep[0]),
+        SlotVectors.keep(index.trigger_vectors, keep[1]),
+    )

@@ -72,7 +72,9 @@ class RuleIndex:
     Row i of `text_vectors` / `trigger_vectors` belongs to `rules[i]`. Retrieval caches this
     per `generation` so a decision point costs one matrix product, not a query per rule.
     Read with `packed=True`, the rules come as compact columns in `packed` (row i there) and
-    `rules` is empty: no Python object per rule for a long-lived snapshot.
+    `rules` is empty: no Python object per rule for a long-lived snapshot. Such an index has
+    `compact_vectors`: each matrix holds a zero row, then only the vectors retrieval compares
+    (`packed.vector_needs`), rule i's at row `packed.kept_rows(...)[i]`.
     """
 
     generation: int
@@ -82,6 +84,7 @@ class RuleIndex:
     seqs: list[int] = field(default_factory=list)  # the backend's row key of each rule
     cursor: int = 0  # where in the store's rule change log this index was read
     packed: PackedRules | None = None
+    compact_vectors: bool = False
 
 
 @dataclass(slots=True)

@@ -28,6 +28,7 @@ OPS: tuple[str, ...] = ("<", "<=", ">", ">=")  # numeric operator code = positio
 _COL = {name: i for i, name in enumerate(RULE_COLUMNS)}
 _BODY = len(RULE_COLUMNS) - 1
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 class Vocab:
@@ -131,6 +132,35 @@ class PackedRules:
             setattr(self, name, np.append(getattr(self, name), remap[getattr(other, name)]))
         for name in _PLAIN:
             setattr(self, name, np.append(getattr(self, name), getattr(other, name)))
+
+
+def vector_needs(pack: PackedRules) -> tuple[BoolArray, BoolArray]:
+    """Which rules' (text, trigger) vectors a decision point compares (retrieve/engine.py):
+    text vectors only for QUERY rules; trigger vectors for QUERY rules and for DATA rules with
+    keyword conditions (neither thresholds nor negated: the semantic fallback of stage 2).
+    ALWAYS and TOOL rules, thresholds and other DATA rules are decided without similarity,
+    so a retrieval snapshot does not hold their vectors (a third of a rulebook's memory)."""
+    query = pack.kind == _KIND_CODE[TriggerKind.QUERY.value]
+    worded = (
+        (pack.kind == _KIND_CODE[TriggerKind.DATA.value])
+        & (pack.num_op < 0)
+        & (np.diff(pack.kw_off) > 0)
+        & ~pack.excluded
+    )
+    return query, query | worded
+
+
+def kept_rows(keep: BoolArray) -> IntArray:
+    """Row of each rule in a matrix of kept vectors only, after a leading zero row: 1, 2, ...
+    for kept rules in order, 0 (the zero row) for the others."""
+    rows: IntArray = np.cumsum(keep, dtype=np.int64) * keep
+    return rows
+
+
+def kept_vectors(pack: PackedRules) -> tuple[IntArray, IntArray]:
+    """`kept_rows` of the text and trigger vectors retrieval compares (`vector_needs`)."""
+    text, trigger = vector_needs(pack)
+    return kept_rows(text), kept_rows(trigger)
 
 
 _PLAIN = (

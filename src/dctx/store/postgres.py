@@ -65,7 +65,7 @@ from dctx.store._rows import (
 from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
-from dctx.store.packed import PackedRules
+from dctx.store.packed import PackedRules, kept_vectors
 from dctx.store.postgres_migrations import POSTGRES_MIGRATIONS
 
 try:
@@ -656,9 +656,23 @@ class PostgresStore:
                 params,
             )
             text, trigger = fill_vectors(
-                cur, {key: i for i, key in enumerate(keys)}, dim, dtype=dtype, wire=">f4"
+                cur,
+                {key: i for i, key in enumerate(keys)},
+                dim,
+                dtype=dtype,
+                wire=">f4",
+                keep=kept_vectors(pack) if pack is not None else None,
             )
-        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor, packed=pack)
+        return RuleIndex(
+            generation,
+            rules,
+            text,
+            trigger,
+            seqs=keys,
+            cursor=cursor,
+            packed=pack,
+            compact_vectors=pack is not None,
+        )
 
     def generation(self, namespace: str) -> int:
         with self._reading(snapshot=False) as conn:

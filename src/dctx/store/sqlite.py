@@ -60,7 +60,7 @@ from dctx.store._rows import (
 from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
-from dctx.store.packed import PackedRules
+from dctx.store.packed import PackedRules, kept_vectors
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
 
 log = logging.getLogger("dctx.store")
@@ -598,8 +598,18 @@ class SQLiteStore:
             {key: i for i, key in enumerate(keys)},
             dim,
             dtype=dtype,
+            keep=kept_vectors(pack) if pack is not None else None,
         )
-        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor, packed=pack)
+        return RuleIndex(
+            generation,
+            rules,
+            text,
+            trigger,
+            seqs=keys,
+            cursor=cursor,
+            packed=pack,
+            compact_vectors=pack is not None,
+        )
 
     def generation(self, namespace: str) -> int:
         with self._reading() as conn:
