@@ -9,7 +9,6 @@ chain. Only user turns create signals: text in tool results or assistant message
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Callable
 
@@ -30,7 +29,7 @@ from dctx.capture.cues import (
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.subjects import SubjectTracker, mask_names
-from dctx.capture.turns import user_turn_inputs
+from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative
 from dctx.models import Message, Session
 from dctx.text import sentences
@@ -39,11 +38,7 @@ from dctx.text import sentences
 def describe_step(msg: Message) -> str:
     """A compact text form of one message for the accumulated situation text."""
     if msg.role == "assistant" and msg.tool_calls:
-        calls = "; ".join(
-            f"{c.name}({json.dumps(c.arguments, ensure_ascii=False, sort_keys=True)})"
-            for c in msg.tool_calls
-        )
-        return f"call {calls}" + (f" {msg.content}" if msg.content else "")
+        return describe_calls(msg) + (f" {msg.content}" if msg.content else "")
     if msg.role == "tool":
         return f"result {msg.tool_name or ''}: {msg.content}"
     return f"{msg.role}: {msg.content}"
