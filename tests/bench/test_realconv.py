@@ -11,7 +11,7 @@ from dctx.bench.realconv.corpus import load_corpus
 from dctx.bench.realconv.evaluate import evaluate
 from dctx.capture.reading.base import TurnKind
 from dctx.capture.turns import user_turn_inputs
-from dctx.errors import TraceFormatError
+from dctx.errors import ConfigError, TraceFormatError
 from dctx.memory import Memory
 from stub_reader import SureOf
 
@@ -52,3 +52,9 @@ def test_stored_rules_are_scored_against_the_labels(tmp_path: Path) -> None:
     assert report.stored_precision == 0.5 and report.recall_any == 1.0
     assert report.stored_right_text == 1  # "run the linter before committing" is meant
     assert len(report.false_rules) == 1 and "count" in report.false_rules[0]
+
+
+def test_a_split_with_no_sessions_is_an_error_naming_the_splits(tmp_path: Path) -> None:
+    data = write_corpus(tmp_path / "data")
+    with pytest.raises(ConfigError, match=r"split 'tets'.*splits here are test"):
+        evaluate(lambda: Memory(tmp_path / "m.db"), data=data, split="tets")
