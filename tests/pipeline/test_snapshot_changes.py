@@ -149,3 +149,39 @@ def test_a_dropped_namespace_is_reloaded_empty(backend_mem: Memory, reader: Retr
     assert snap is not warm and snap.size == 0
     writer.write(_batch(_rule(3)))
     assert _ids(reader.snapshot("default")) == ["r3"]
+
+
+def test_a_snapshot_read_just_after_a_drop_elsewhere_follows_changes(
+    backend_mem: Memory, reader: Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cursor read after the log last lost rows (here: a drop) still gets changes: the
+    log's floor is the oldest position it can answer, not one it has lost."""
+    writer = backend_mem.store
+    elsewhere = _rule(1)
+    elsewhere.scope.namespace = "other"
+    writer.write(_batch(elsewhere, _rule(2)))
+    writer.drop_namespace("other")
+    warm = reader.snapshot("default")
+    monkeypatch.setattr(reader.store, "rule_index", _no_full_load)
+    writer.write(_batch(_rule(3)))
+    snap = reader.snapshot("default")
+    assert snap is warm and _ids(snap) == ["r2", "r3"]
+
+
+def test_a_snapshot_read_during_a_drop_of_its_namespace_sees_the_drop(
+    backend_mem: Memory, reader: Retriever
+) -> None:
+    """The snapshot is read while the drop is written but not committed, so it still holds
+    the dropped rules and its cursor is as old as the drop itself; once the drop commits,
+    the log (which forgot the namespace) cannot say what it removed: a full reload."""
+    writer = backend_mem.store
+    writer.write(_batch(_rule(1), _rule(2)))
+    with writer.transaction():
+        writer.drop_namespace("default")
+        warm = reader.snapshot("default")
+        assert _ids(warm) == ["r1", "r2"]
+    assert reader.snapshot("default").size == 0
+
+
+def _no_full_load(*_: object, **__: object) -> RuleIndex:
+    raise AssertionError("the snapshot was reloaded in full")

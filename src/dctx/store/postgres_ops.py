@@ -118,6 +118,14 @@ def changes_floor(conn: Conn) -> int:
     return int(meta(conn, "rule_changes_floor") or 0)
 
 
+def oldest_cursor(conn: Conn) -> int:
+    """The oldest cursor the log still answers: a cursor (a snapshot's xmin) asks for the
+    xids at or above it, and rows of the floor's own xid may be gone, so one above it. (A
+    reader whose xmin is a drop's xid could not see the drop, and the log no longer holds
+    what it removed: it must reload.)"""
+    return changes_floor(conn) + 1
+
+
 def changed_rules(conn: Conn, namespace: str, cursor: int) -> list[int]:
     rows = conn.execute(
         "SELECT DISTINCT seq FROM rule_changes WHERE namespace = %s AND xid >= %s::text::xid8",

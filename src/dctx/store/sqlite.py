@@ -544,7 +544,7 @@ class SQLiteStore:
         packed: bool = False,
     ) -> RuleChanges | None:
         with gc_paused(), self._reading() as conn:
-            if cursor < 0 or cursor < ops.changes_floor(conn):
+            if cursor < 0 or cursor < ops.oldest_cursor(conn):
                 return None
             changed = ops.changed_rules(conn, namespace, cursor)
             index = self._index(conn, namespace, statuses, changed, dtype, packed)

@@ -122,6 +122,12 @@ def changes_floor(conn: sqlite3.Connection) -> int:
     return int(meta(conn, "rule_changes_floor") or 0)
 
 
+def oldest_cursor(conn: sqlite3.Connection) -> int:
+    """The oldest cursor the log still answers: a cursor asks for the ids after it, and
+    pruning (or a drop) removed ids up to the floor only, so the floor itself still works."""
+    return changes_floor(conn)
+
+
 def changed_rules(conn: sqlite3.Connection, namespace: str, cursor: int) -> list[int]:
     rows = conn.execute(
         "SELECT DISTINCT seq FROM rule_changes WHERE namespace = ? AND id > ?", (namespace, cursor)
