@@ -77,19 +77,38 @@ def content_stems(text: str, *, drop_generic: bool = False) -> list[str]:
     return list(seen)
 
 
+@functools.lru_cache(maxsize=16384)
+def key_stems(key: str) -> tuple[str, ...]:
+    """`content_stems` of a JSON key, remembered: every result of a tool repeats its keys."""
+    return tuple(content_stems(key))
+
+
 def sentences(text: str) -> list[str]:
     """Split a message into sentences (and lines); keeps the punctuation."""
     parts = [p.strip() for p in _SENT_SPLIT.split(text or "")]
     return [p for p in parts if p]
 
 
+NOT_JSON: Any = object()  # what `decode_json` gives for text that is not JSON
+
+
+def decode_json(text: str) -> Any:
+    """The decoded JSON value of `text`, or NOT_JSON: parse once, read it several ways."""
+    try:
+        return json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        return NOT_JSON
+
+
 def flatten_json_text(text: str) -> str:
     """Keys and values of a JSON payload as plain words, so "runway_months": 8 reads as words.
     Non-JSON text is returned unchanged."""
-    try:
-        data = json.loads(text)
-    except (ValueError, TypeError, RecursionError):
-        return text
+    data = decode_json(text)
+    return text if data is NOT_JSON else flatten_json(data)
+
+
+def flatten_json(data: Any) -> str:
+    """`flatten_json_text` of an already decoded value."""
     parts: list[str] = []
 
     def walk(node: Any) -> None:
@@ -110,28 +129,43 @@ def flatten_json_text(text: str) -> str:
 def json_fields(text: str) -> list[tuple[list[str], float | str]]:
     """(key-path words, value) for every number and string leaf of a JSON payload; empty for
     non-JSON text. Booleans and nulls are skipped."""
-    try:
-        data = json.loads(text)
-    except (ValueError, TypeError, RecursionError):
-        return []
+    data = decode_json(text)
+    return [] if data is NOT_JSON else leaf_fields(data)
+
+
+def leaf_fields(data: Any) -> list[tuple[list[str], float | str]]:
+    """`json_fields` of an already decoded value."""
     out: list[tuple[list[str], float | str]] = []
 
-    def walk(node: Any, path: list[str]) -> None:
+    def walk(node: Any, path: tuple[str, ...]) -> None:
         if isinstance(node, dict):
             for k, v in node.items():
-                walk(v, [*path, str(k)])
+                walk(v, (*path, str(k)))
         elif isinstance(node, list):
             for v in node:
                 walk(v, path)
         elif isinstance(node, bool) or node is None:
             return
         elif isinstance(node, int | float):
-            out.append((words(" ".join(path)), float(node)))
+            out.append((_words_of(path), float(node)))
         elif isinstance(node, str):
-            out.append((words(" ".join(path)), node))
+            out.append((_words_of(path), node))
 
-    walk(data, [])
+    walk(data, ())
     return out
+
+
+def _words_of(path: tuple[str, ...]) -> list[str]:
+    """The words of a key path; the same few short paths recur in every result of a tool, so
+    those are remembered (long ones, rare, are split each time)."""
+    if len(path) <= 8 and sum(len(k) for k in path) <= 200:
+        return list(_path_words(path))
+    return words(" ".join(path))
+
+
+@functools.lru_cache(maxsize=16384)
+def _path_words(path: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(words(" ".join(path)))
 
 
 def numeric_fields(text: str) -> list[tuple[list[str], float]]:
