@@ -25,11 +25,14 @@ from dctx.capture.corrections import find_corrections
 from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
 from dctx.capture.reading.base import TurnClassifier
+from dctx.capture.reading.default import default_reader
+from dctx.capture.reading.preread import PrereadReader
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
 from dctx.capture.replacements import replacement_lessons
 from dctx.capture.review import review_signals
 from dctx.capture.roles import RolePolicy, resolve_policy
 from dctx.capture.self_assess import assess
+from dctx.capture.turns import user_turn_inputs
 from dctx.compile.admission import DEFAULT_ADMISSION, Admission
 from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
 from dctx.compile.handover import hand_over
@@ -329,12 +332,13 @@ class Memory:
         embed, computed without writing (LLM answers wait in the pending cache)."""
         work = _Prepared(namespace, sessions, CaptureBatch(sessions=list(sessions)))
         policies = self.store.role_policies(namespace)
+        reader = self._batch_reader(sessions, policies)
         for session in sorted(sessions, key=lambda s: s.timestamp):
             classifier = self.classifier
             if classifier is None and steps is not None:
                 classifier = steps.classifier(session)
             policy = resolve_policy(policies, session.skill)
-            signals = find_corrections(session, classifier, self.reader, teaches=policy.teaches)
+            signals = find_corrections(session, classifier, reader, teaches=policy.teaches)
             signals = policy.apply(signals, session)
             subjects = signals[-1].subjects if signals else []
             graph = build_graph(session, subjects)
@@ -348,6 +352,24 @@ class Memory:
             work.batch.node_vectors.update(node_vectors(self.embedder, work.batch.nodes))
         embedder.prime(foreseen_texts(work.corrections, work.tool_signals, chains))
         return work
+
+    def _batch_reader(
+        self, sessions: list[Session], policies: Mapping[str | None, Mapping[str, Any]]
+    ) -> TurnClassifier | None:
+        """The turn reader for these sessions: with several, one that has read every turn
+        they teach in one batch (capture/reading/preread.py); the same verdicts."""
+        if len(sessions) < 2:
+            return self.reader
+        reader = PrereadReader(self.reader or default_reader())
+        reader.prime(
+            [
+                turn
+                for session in sessions
+                for message, turn in user_turn_inputs(session)
+                if resolve_policy(policies, session.skill).teaches(message)
+            ]
+        )
+        return reader
 
     def _merge_and_write(
         self,
