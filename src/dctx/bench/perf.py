@@ -232,6 +232,7 @@ def measure_capture(
     it): one `Memory.capture` call per session (how an agent integration captures), or all
     at once (`capture_sessions`, how `dctx capture FILE` does). Parsing is included in both."""
     data = synthetic_sessions(sessions)
+    _cold_caches(embedder)
     name = "capture-batch.db" if batch else "capture.db"
     namespace = "perf-capture-batch" if batch else "perf-capture"
     mem = Memory(
@@ -270,6 +271,18 @@ def measure_capture(
         messages_per_s=round(messages / seconds, 1),
         rules=rules,
     )
+
+
+def _cold_caches(embedder: Embedder) -> None:
+    """Each capture mode starts with empty embedder caches (the capture's and the turn
+    reader's), so the second mode does not find the first one's texts; within a mode, texts
+    that recur across its sessions are embedded once, as in any long-lived process."""
+    from dctx.capture.reading.default import default_reader
+
+    for emb in (embedder, getattr(default_reader(), "embedder", None)):
+        clear = getattr(emb, "clear_cache", None)
+        if callable(clear):
+            clear()
 
 
 # --------------------------------------------------------------------------- driver

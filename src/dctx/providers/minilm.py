@@ -231,6 +231,12 @@ class MiniLMEmbedder:
 
     # -- embedding ----------------------------------------------------------------------
 
+    def clear_cache(self) -> None:
+        """Forget every cached vector (a benchmark measures the model, not the cache)."""
+        with self._cache_lock:
+            for cache in self._caches.values():
+                cache.clear()
+
     def embed(self, texts: Sequence[str]) -> Vector:
         """Return an (len(texts), 384) float32 array with L2-normalized rows."""
         return self._embed(texts, fast=False)
