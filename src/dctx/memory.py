@@ -36,7 +36,7 @@ from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
 from dctx.compile.outcome_events import capture_events
 from dctx.compile.outcomes import DEFAULT_OUTCOMES, OutcomePolicy
-from dctx.compile.tool_reversals import apply_reversals
+from dctx.compile.tool_reversals import apply_reversals, unsupported
 from dctx.compile.triggers import parse_trigger
 from dctx.errors import ConfigError, ConflictError, NotFoundError
 from dctx.inject.run import Run, new_run_id
@@ -858,7 +858,8 @@ class Memory:
         """Delete everything derived from `actor`. A team rule they authored that others agreed
         with is kept, rewritten as the others said it, with only their support and evidence
         (compile/handover.py); a rule resting only on their evidence is deleted; a lesson from
-        tool output that their sightings admitted is a candidate again."""
+        tool output that their sightings admitted, or a replacement lesson ("use B instead of
+        A") their conversations' counts admitted, is a candidate again."""
         ns = self._namespace(namespace)
         actor = identifier(actor, "actor", limits=self.limits)
         kept = [
@@ -889,7 +890,11 @@ class Memory:
         for rule in lapsed:  # what admitted it is forgotten: a candidate again
             note = "the sightings that admitted it were forgotten"
             self.set_status(rule.id, RuleStatus.CANDIDATE, note)
-        counts["rules_demoted"] = len(lapsed)
+        live = self.store.list_rules(namespace=ns, statuses=[RuleStatus.ACTIVE, RuleStatus.DRAFT])
+        unsupported_now = unsupported(self.store, live)
+        for rule, why in unsupported_now:  # its support was the forgotten conversations'
+            self.set_status(rule.id, RuleStatus.CANDIDATE, f"conversations forgotten: {why}")
+        counts["rules_demoted"] = len(lapsed) + len(unsupported_now)
         return counts
 
     def _namespace(self, namespace: str | None) -> str:

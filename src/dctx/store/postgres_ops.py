@@ -16,6 +16,7 @@ from psycopg import Connection
 
 from dctx.errors import EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import EdgeType, EvidenceKind, Rule, to_dict
+from dctx.store import ledgers
 from dctx.store._rows import (
     RULE_COLUMNS,
     generation_key,
@@ -344,12 +345,22 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
         )  # fmt: skip
         delete("sessions", f"namespace = %s AND conversation_id {ANY}", namespace, names)
         delete("transcript_files", "namespace = %s AND actor = %s", namespace, actor)
-        # their entries, and shared ones that remember their conversations (tool failures)
+        # shared counts across conversations (store/ledgers.py): their entries go, exactly
+        found = conn.execute(
+            "SELECT key, value FROM cache WHERE namespace = %s AND key LIKE %s",
+            (namespace, ledgers.LIKE),
+        ).fetchall()
+        rewrite, empty = ledgers.scrub_rows(found, conversations)
+        if rewrite:
+            conn.cursor().executemany("UPDATE cache SET value = %s WHERE key = %s", rewrite)
+        counts["ledgers_scrubbed"] = len(rewrite)
+        delete("cache", f"key {ANY}", empty)
+        # their entries, and other shared ones that remember their conversations or name
         delete(
             "cache",
-            "namespace = %s AND (actor = %s OR EXISTS (SELECT 1 FROM unnest(%s::text[]) AS n "
-            "WHERE strpos(cache.value, n) > 0))",
-            namespace, actor, names,
+            "namespace = %s AND (actor = %s OR (key NOT LIKE %s AND EXISTS (SELECT 1 FROM "
+            "unnest(%s::text[]) AS n WHERE strpos(cache.value, n) > 0)))",
+            namespace, actor, ledgers.LIKE, names,
         )  # fmt: skip
         delete("actors", "namespace = %s AND name = %s", namespace, actor)
         used = "SELECT subject FROM {} WHERE namespace = %s AND subject IS NOT NULL"

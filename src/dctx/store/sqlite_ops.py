@@ -15,6 +15,7 @@ from typing import Any
 
 from dctx.errors import EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import DecisionNode, EdgeType, Evidence, EvidenceKind, Rule, to_dict
+from dctx.store import ledgers
 from dctx.store._rows import (
     RULE_COLUMNS,
     generation_key,
@@ -269,9 +270,11 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
 
     An actor's data: their sessions and everything recorded in them (nodes, evidence, also
     when the actor field is empty, e.g. a tool failure), rules they authored or that are
-    scoped to them, rules whose every evidence is theirs, those rows' vectors and edges, and
-    their cache entries. (`Memory.forget_actor` first hands a team rule that others agreed
-    with over to them, so it is not "authored" by the actor any more.)
+    scoped to them, rules whose every evidence is theirs, those rows' vectors and edges,
+    their cache entries, and their conversations' entries in the shared ledgers
+    (store/ledgers.py; an entry left empty goes). (`Memory.forget_actor` first hands a team
+    rule that others agreed with over to them, so it is not "authored" by the actor any
+    more, and afterwards demotes what the ledgers no longer admit.)
     """
     if actor is None:
         sel = "WHERE namespace = ?"
@@ -331,12 +334,21 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
         )  # fmt: skip
         delete("sessions", f"namespace = ? AND conversation_id {IN}", namespace, names)
         delete("transcript_files", "namespace = ? AND actor = ?", namespace, actor)
-        # their entries, and shared ones that remember their conversations (tool failures)
+        # shared counts across conversations (store/ledgers.py): their entries go, exactly
+        found = conn.execute(
+            "SELECT key, value FROM cache WHERE namespace = ? AND key LIKE ?",
+            (namespace, ledgers.LIKE),
+        ).fetchall()
+        rewrite, empty = ledgers.scrub_rows(found, conversations)
+        conn.executemany("UPDATE cache SET value = ? WHERE key = ?", rewrite)
+        counts["ledgers_scrubbed"] = len(rewrite)
+        delete("cache", f"key {IN}", json_list(empty))
+        # their entries, and other shared ones that remember their conversations or name
         delete(
             "cache",
-            "namespace = ? AND (actor = ? OR EXISTS (SELECT 1 FROM json_each(?) AS n "
-            "WHERE instr(cache.value, n.value) > 0))",
-            namespace, actor, names,
+            "namespace = ? AND (actor = ? OR (key NOT LIKE ? AND EXISTS (SELECT 1 FROM "
+            "json_each(?) AS n WHERE instr(cache.value, n.value) > 0)))",
+            namespace, actor, ledgers.LIKE, names,
         )  # fmt: skip
         delete("actors", "namespace = ? AND name = ?", namespace, actor)
         used = "SELECT subject FROM {} WHERE namespace = ? AND subject IS NOT NULL"
