@@ -867,35 +867,45 @@ class Memory:
             for r in self.store.list_rules(namespace=ns, actor=actor)
             if hand_over(r, actor) is not None
         ]
-        if kept:
-            vecs = self.embedder.embed(
-                [t for r in kept for t in (r.text, r.trigger.text or r.text)]
-            )
-            self.store.write(
-                CaptureBatch(
-                    rules=kept,
-                    rule_vectors={r.id: (vecs[2 * i], vecs[2 * i + 1]) for i, r in enumerate(kept)},
-                    edges=[
-                        Edge(r.id, EdgeType.FORGED_FROM, e) for r in kept for e in r.evidence_ids
-                    ],
+        texts = [t for r in kept for t in (r.text, r.trigger.text or r.text)]
+        vecs = self.embedder.embed(texts) if texts else None  # before any lock is taken
+        # one transaction: what lost its support is demoted before the forget is final (and,
+        # on SQLite, before the WAL is truncated: no page written after it holds old data)
+        with self.store.transaction():
+            if vecs is not None:
+                self.store.write(
+                    CaptureBatch(
+                        rules=kept,
+                        rule_vectors={
+                            r.id: (vecs[2 * i], vecs[2 * i + 1]) for i, r in enumerate(kept)
+                        },
+                        edges=[
+                            Edge(r.id, EdgeType.FORGED_FROM, e)
+                            for r in kept
+                            for e in r.evidence_ids
+                        ],
+                    )
                 )
-            )
-        counts = self.store.forget_actor(ns, actor)
-        counts["rules_kept"] = len(kept)
-        lapsed = [
-            r
-            for r in self.store.list_rules(namespace=ns, statuses=[RuleStatus.ACTIVE])
-            if self.admission.lapsed(r)
-        ]
-        for rule in lapsed:  # what admitted it is forgotten: a candidate again
+            counts = self.store.forget_actor(ns, actor)
+            counts["rules_kept"] = len(kept)
+            counts["rules_demoted"] = self._demote_unsupported(ns)
+        return counts
+
+    def _demote_unsupported(self, namespace: str) -> int:
+        """After a forget: active lessons that the forgotten sightings admitted, and
+        replacement lessons their conversations' counts admitted, are candidates again."""
+        live = self.store.list_rules(
+            namespace=namespace, statuses=[RuleStatus.ACTIVE, RuleStatus.DRAFT]
+        )
+        lapsed = [r for r in live if self.admission.lapsed(r)]
+        for rule in lapsed:
             note = "the sightings that admitted it were forgotten"
             self.set_status(rule.id, RuleStatus.CANDIDATE, note)
-        live = self.store.list_rules(namespace=ns, statuses=[RuleStatus.ACTIVE, RuleStatus.DRAFT])
-        unsupported_now = unsupported(self.store, live)
-        for rule, why in unsupported_now:  # its support was the forgotten conversations'
+        ids = {r.id for r in lapsed}
+        unsupported_now = unsupported(self.store, [r for r in live if r.id not in ids])
+        for rule, why in unsupported_now:
             self.set_status(rule.id, RuleStatus.CANDIDATE, f"conversations forgotten: {why}")
-        counts["rules_demoted"] = len(lapsed) + len(unsupported_now)
-        return counts
+        return len(lapsed) + len(unsupported_now)
 
     def _namespace(self, namespace: str | None) -> str:
         if namespace is None:
