@@ -56,13 +56,14 @@ from dctx.models import (
     to_dict,
     utcnow,
 )
-from dctx.providers.base import LLM, Embedder
+from dctx.providers.base import LLM, Embedder, forget_texts
 from dctx.providers.embedders import get_embedder
 from dctx.providers.memo_embedder import MemoEmbedder
 from dctx.providers.usage import UsageTotals, metering
 from dctx.retrieve.engine import Retriever
 from dctx.store.base import CaptureBatch, Store
 from dctx.store.pending_cache import PendingCache
+from dctx.text import forget_words
 from dctx.validation import (
     DEFAULT_LIMITS,
     Limits,
@@ -889,6 +890,8 @@ class Memory:
             counts = self.store.forget_actor(ns, actor)
             counts["rules_kept"] = len(kept)
             counts["rules_demoted"] = self._demote_unsupported(ns)
+        forget_texts(self.embedder)  # nothing in this process stays keyed by their words
+        forget_words()
         return counts
 
     def _demote_unsupported(self, namespace: str) -> int:
