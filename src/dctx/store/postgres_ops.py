@@ -16,6 +16,7 @@ from psycopg import Connection
 
 from dctx.errors import EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import EdgeType, EvidenceKind, Rule, to_dict
+from dctx.store import _events as events
 from dctx.store import ledgers
 from dctx.store._rows import (
     RULE_COLUMNS,
@@ -337,12 +338,30 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
             delete(table, "namespace = %s", namespace)
     else:
         # what their runs were given and how it went, and every event of a deleted rule
-        delete(
-            "rule_events",
+        theirs = (
             f"namespace = %s AND (actor = %s OR conversation_id {ANY} OR run_id {ANY} "
-            f"OR rule_id {ANY})",
-            namespace, actor, names, names, rules,
-        )  # fmt: skip
+            f"OR rule_id {ANY})"
+        )
+        params = (namespace, actor, names, names, rules)
+        mine = conn.execute(f"SELECT id, run_id FROM rule_events WHERE {theirs}", params)
+        dead = {
+            actor,
+            *conversations,
+            *evidence,
+            *nodes,
+            *rules,
+            *(i for row in mine.fetchall() for i in row if i),
+        }
+        delete("rule_events", theirs, *params)
+        # the events that stay (a flag listing the runs it recurred in) forget their ids too
+        listing = conn.execute(
+            f"SELECT id, detail FROM rule_events WHERE namespace = %s AND kind {ANY}",
+            (namespace, list(events.LISTING)),
+        ).fetchall()
+        rewritten = events.scrub_details(listing, dead)
+        if rewritten:
+            conn.cursor().executemany("UPDATE rule_events SET detail = %s WHERE id = %s", rewritten)
+        counts["rule_events_scrubbed"] = len(rewritten)
         delete("sessions", f"namespace = %s AND conversation_id {ANY}", namespace, names)
         delete("transcript_files", "namespace = %s AND actor = %s", namespace, actor)
         # shared counts across conversations (store/ledgers.py): their entries go, exactly

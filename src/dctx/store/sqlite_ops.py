@@ -15,6 +15,7 @@ from typing import Any
 
 from dctx.errors import EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import DecisionNode, EdgeType, Evidence, EvidenceKind, Rule, to_dict
+from dctx.store import _events as events
 from dctx.store import ledgers
 from dctx.store._rows import (
     RULE_COLUMNS,
@@ -326,12 +327,28 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
             delete(table, "namespace = ?", namespace)
     else:
         # what their runs were given and how it went, and every event of a deleted rule
-        delete(
-            "rule_events",
-            f"namespace = ? AND (actor = ? OR conversation_id {IN} OR run_id {IN} "
-            f"OR rule_id {IN})",
-            namespace, actor, names, names, json_list(rules),
-        )  # fmt: skip
+        theirs = (
+            f"namespace = ? AND (actor = ? OR conversation_id {IN} OR run_id {IN} OR rule_id {IN})"
+        )
+        params = (namespace, actor, names, names, json_list(rules))
+        mine = conn.execute(f"SELECT id, run_id FROM rule_events WHERE {theirs}", params)
+        dead = {
+            actor,
+            *conversations,
+            *evidence,
+            *nodes,
+            *rules,
+            *(i for row in mine.fetchall() for i in row if i),
+        }
+        delete("rule_events", theirs, *params)
+        # the events that stay (a flag listing the runs it recurred in) forget their ids too
+        listing = conn.execute(
+            f"SELECT id, detail FROM rule_events WHERE namespace = ? AND kind {IN}",
+            (namespace, json_list(events.LISTING)),
+        ).fetchall()
+        rewritten = events.scrub_details(listing, dead)
+        conn.executemany("UPDATE rule_events SET detail = ? WHERE id = ?", rewritten)
+        counts["rule_events_scrubbed"] = len(rewritten)
         delete("sessions", f"namespace = ? AND conversation_id {IN}", namespace, names)
         delete("transcript_files", "namespace = ? AND actor = ?", namespace, actor)
         # shared counts across conversations (store/ledgers.py): their entries go, exactly
