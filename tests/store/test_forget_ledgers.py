@@ -8,8 +8,6 @@ admitted loses that support (issue #12)."""
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +15,14 @@ import pytest
 
 from dctx.memory import Memory
 from dctx.models import RuleSource, RuleStatus
-from dctx.store.base import Store
 from dctx.store.sqlite import SQLiteStore
 from pipeline.traces import assistant, call, result, user
+from store.scan import Dump, hits, on_disk
 
 SKILL = "realty"
 GONE, KEPT = "xenia_kowalczyk", "yusuf"
 PHRASE = "quetzalfeed"  # a listings feed only xenia named
 LESSON = "Use zoning_state_lookup instead of zoning_county_lookup."
-Dump = Callable[[Store], list[tuple[str, str, Any]]]
 
 
 def _zoning(parcel: str, feed: str, *, county_ok: bool = False) -> list[dict[str, Any]]:
@@ -59,31 +56,6 @@ def _lessons(mem: Memory) -> list[Any]:
     ]
 
 
-@pytest.fixture
-def memory(backend: Any, tmp_path: Path) -> Iterator[Memory]:
-    store = backend.open(tmp_path)
-    mem = Memory(store, embedder="hashing", embed_nodes=True)
-    yield mem
-    mem.close()
-    if backend.name == "postgres":
-        import pg_server
-
-        pg_server.get().drop_store(store.url)
-
-
-_WORD = re.compile(r"[\w-]+")
-
-
-def _hits(dump: Dump, store: Store, needles: set[str]) -> list[tuple[str, str, str]]:
-    """Cells holding a needle as a whole word (xenia-conv-1 is not in xenia-conv-10)."""
-    found = []
-    for table, column, value in dump(store):
-        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-        if isinstance(text, str) and needles.intersection(_WORD.findall(text)):
-            found.append((table, column, text[:160]))
-    return found
-
-
 def test_forget_takes_only_their_conversations_out_of_every_table(
     memory: Memory, dump: Dump
 ) -> None:
@@ -95,13 +67,13 @@ def test_forget_takes_only_their_conversations_out_of_every_table(
     store = memory.store
     gone = {GONE, "xenia-conv-1", "xenia-conv-2", PHRASE}
     for needle in gone:
-        assert _hits(dump, store, {needle}), needle  # the scan sees each before
+        assert hits(dump, store, {needle}), needle  # the scan sees each before
 
     memory.forget_actor(GONE)
 
-    assert _hits(dump, store, gone) == []
+    assert hits(dump, store, gone) == []
     # yusuf's conversation is still counted, in the shared cache (not only in his rows)
-    assert [t for t, _, _ in _hits(dump, store, {"yusuf-conv-1"}) if t == "cache"]
+    assert [t for t, _, _ in hits(dump, store, {"yusuf-conv-1"}) if t == "cache"]
     # ... and still works: one more failure of his admits the lesson on his two alone
     _capture(memory, KEPT, "yusuf-conv-2", "mainfeed")
     [rule] = _lessons(memory)
@@ -140,14 +112,6 @@ def test_support_of_forgotten_conversations_is_not_counted_again(memory: Memory)
     assert rule.status is RuleStatus.CANDIDATE and rule.support == 1
 
 
-def _files(path: Path) -> dict[str, bytes]:
-    return {
-        p.name: p.read_bytes()
-        for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
-        if p.exists()
-    }
-
-
 def test_the_sqlite_file_and_its_wal_hold_nothing_of_theirs(tmp_path: Path) -> None:
     path = tmp_path / "forget.db"
     mem = Memory(SQLiteStore(path), embedder="hashing")
@@ -156,11 +120,11 @@ def test_the_sqlite_file_and_its_wal_hold_nothing_of_theirs(tmp_path: Path) -> N
         _capture(mem, GONE, f"xenia-conv-{i}", PHRASE)
     _capture(mem, KEPT, "yusuf-conv-2", "mainfeed", county_ok=True)  # A works: counted too
     needles = [n.encode() for n in (GONE, "xenia-conv-", PHRASE)]
-    assert all(any(n in data for data in _files(path).values()) for n in needles)
+    assert all(any(n in data for data in on_disk(path).values()) for n in needles)
 
     mem.forget_actor(GONE)
 
-    files = _files(path)  # still open: a long-running process
+    files = on_disk(path)  # still open: a long-running process
     assert files[path.name + "-wal"] == b""
     for name, data in files.items():
         for needle in needles:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,16 +43,23 @@ def _check(cache: dict[str, str]) -> None:
     assert scrub(fruitless, ["x1"]) is None  # now a forget finds x1's words
 
 
+def _as_before(
+    run: Callable[[str, tuple[Any, ...]], Any], conn: Any, steps: list[Any], ph: str
+) -> None:
+    """Every step but the last, then the old entries, written with `run(sql, params)`."""
+    for step in steps[:-1]:
+        step.apply(conn)
+        run(f"INSERT INTO migrations (name, applied_at) VALUES ({ph}, 'then')", (step.name,))
+    for key, value in LEGACY:
+        row = (key, json.dumps(value))
+        run(f"INSERT INTO cache VALUES ({ph}, {ph}, 'default', NULL, 'then')", row)
+
+
 def test_sqlite_converts_the_old_entries(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    for step in list(SQLITE_MIGRATIONS)[:-1]:
-        step.apply(conn)
-        conn.execute("INSERT INTO migrations VALUES (?, '2026-01-01')", (step.name,))
-    for key, value in LEGACY:
-        conn.execute("INSERT INTO cache VALUES (?, ?, 'default', NULL, 'then')",
-                     (key, json.dumps(value)))  # fmt: skip
+    _as_before(conn.execute, conn, list(SQLITE_MIGRATIONS), "?")
     conn.close()
     store = open_store(path)
     assert store.applied_on_open == ["m005_conversation_ledgers"]  # type: ignore[attr-defined]
@@ -71,14 +79,7 @@ def test_postgres_converts_the_old_entries() -> None:
         with old.transaction():
             old._query("CREATE TABLE migrations (seq BIGINT GENERATED ALWAYS AS IDENTITY, "
                        "name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")  # fmt: skip
-            conn: Any = old._tx_conn()
-            for step in list(POSTGRES_MIGRATIONS)[:-1]:
-                step.apply(conn)
-                old._query("INSERT INTO migrations (name, applied_at) VALUES (%s, 'then')",
-                           (step.name,))  # fmt: skip
-            for key, value in LEGACY:
-                old._query("INSERT INTO cache VALUES (%s, %s, 'default', NULL, 'then')",
-                           (key, json.dumps(value)))  # fmt: skip
+            _as_before(old._query, old._tx_conn(), list(POSTGRES_MIGRATIONS), "%s")
         old.close()
         store = open_store(url)
         assert store.applied_on_open == ["m006_conversation_ledgers"]  # type: ignore[attr-defined]

@@ -16,8 +16,7 @@ from psycopg import Connection
 
 from dctx.errors import EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import EdgeType, EvidenceKind, Rule, to_dict
-from dctx.store import _events as events
-from dctx.store import ledgers
+from dctx.store import _scrub, ledgers
 from dctx.store._rows import (
     RULE_COLUMNS,
     generation_key,
@@ -31,6 +30,7 @@ from dctx.store.sqlite_ops import EVIDENCE_FIELDS, NODE_FIELDS, TABLES, values
 
 Conn = Connection[Any]
 ANY = "= ANY(%s::text[])"
+SQL = _scrub.Dialect("%s", ANY, list)  # for the rewrites shared with SQLite
 NOT_ANY = "<> ALL(%s::text[])"
 RULE_SELECT = ", ".join(f"r.{c}" for c in RULE_COLUMNS)
 RULE_UPSERT = (
@@ -354,26 +354,11 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
         }
         delete("rule_events", theirs, *params)
         # the events that stay (a flag listing the runs it recurred in) forget their ids too
-        listing = conn.execute(
-            f"SELECT id, detail FROM rule_events WHERE namespace = %s AND kind {ANY}",
-            (namespace, list(events.LISTING)),
-        ).fetchall()
-        rewritten = events.scrub_details(listing, dead)
-        if rewritten:
-            conn.cursor().executemany("UPDATE rule_events SET detail = %s WHERE id = %s", rewritten)
-        counts["rule_events_scrubbed"] = len(rewritten)
+        counts["rule_events_scrubbed"] = _scrub.scrub_events(conn, SQL, namespace, dead)
         delete("sessions", f"namespace = %s AND conversation_id {ANY}", namespace, names)
         delete("transcript_files", "namespace = %s AND actor = %s", namespace, actor)
         # shared counts across conversations (store/ledgers.py): their entries go, exactly
-        found = conn.execute(
-            "SELECT key, value FROM cache WHERE namespace = %s AND key LIKE %s",
-            (namespace, ledgers.LIKE),
-        ).fetchall()
-        rewrite, empty = ledgers.scrub_rows(found, conversations)
-        if rewrite:
-            conn.cursor().executemany("UPDATE cache SET value = %s WHERE key = %s", rewrite)
-        counts["ledgers_scrubbed"] = len(rewrite)
-        delete("cache", f"key {ANY}", empty)
+        counts["ledgers_scrubbed"] = _scrub.scrub_ledgers(conn, SQL, namespace, conversations)
         # their entries, and other shared ones that remember their conversations or name
         delete(
             "cache",

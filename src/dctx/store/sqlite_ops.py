@@ -15,8 +15,7 @@ from typing import Any
 
 from dctx.errors import EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import DecisionNode, EdgeType, Evidence, EvidenceKind, Rule, to_dict
-from dctx.store import _events as events
-from dctx.store import ledgers
+from dctx.store import _scrub, ledgers
 from dctx.store._rows import (
     RULE_COLUMNS,
     generation_key,
@@ -60,6 +59,9 @@ def json_list(values: Iterable[str]) -> str:
 
 def values(obj: Any, fields: Sequence[str]) -> tuple[Any, ...]:
     return tuple(getattr(obj, f) for f in fields)
+
+
+SQL = _scrub.Dialect("?", IN, json_list)  # for the rewrites shared with PostgreSQL
 
 
 def ids(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[str]:
@@ -342,24 +344,11 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
         }
         delete("rule_events", theirs, *params)
         # the events that stay (a flag listing the runs it recurred in) forget their ids too
-        listing = conn.execute(
-            f"SELECT id, detail FROM rule_events WHERE namespace = ? AND kind {IN}",
-            (namespace, json_list(events.LISTING)),
-        ).fetchall()
-        rewritten = events.scrub_details(listing, dead)
-        conn.executemany("UPDATE rule_events SET detail = ? WHERE id = ?", rewritten)
-        counts["rule_events_scrubbed"] = len(rewritten)
+        counts["rule_events_scrubbed"] = _scrub.scrub_events(conn, SQL, namespace, dead)
         delete("sessions", f"namespace = ? AND conversation_id {IN}", namespace, names)
         delete("transcript_files", "namespace = ? AND actor = ?", namespace, actor)
         # shared counts across conversations (store/ledgers.py): their entries go, exactly
-        found = conn.execute(
-            "SELECT key, value FROM cache WHERE namespace = ? AND key LIKE ?",
-            (namespace, ledgers.LIKE),
-        ).fetchall()
-        rewrite, empty = ledgers.scrub_rows(found, conversations)
-        conn.executemany("UPDATE cache SET value = ? WHERE key = ?", rewrite)
-        counts["ledgers_scrubbed"] = len(rewrite)
-        delete("cache", f"key {IN}", json_list(empty))
+        counts["ledgers_scrubbed"] = _scrub.scrub_ledgers(conn, SQL, namespace, conversations)
         # their entries, and other shared ones that remember their conversations or name
         delete(
             "cache",
