@@ -887,25 +887,34 @@ class Memory:
                         ],
                     )
                 )
+            held = {r.id for r, _ in unsupported(self.store, self._live(ns))}
             counts = self.store.forget_actor(ns, actor)
             counts["rules_kept"] = len(kept)
-            counts["rules_demoted"] = self._demote_unsupported(ns)
+            counts["rules_demoted"] = self._demote_unsupported(ns, held)
         forget_texts(self.embedder)  # nothing in this process stays keyed by their words
         forget_words()
         return counts
 
-    def _demote_unsupported(self, namespace: str) -> int:
-        """After a forget: active lessons that the forgotten sightings admitted, and
-        replacement lessons their conversations' counts admitted, are candidates again."""
-        live = self.store.list_rules(
+    def _live(self, namespace: str) -> list[Rule]:
+        return self.store.list_rules(
             namespace=namespace, statuses=[RuleStatus.ACTIVE, RuleStatus.DRAFT]
         )
+
+    def _demote_unsupported(self, namespace: str, held: set[str]) -> int:
+        """After a forget: active lessons that the forgotten sightings admitted, and
+        replacement lessons their conversations' counts admitted (unsupported now, not in
+        `held`, those unsupported before), are candidates again."""
+        live = self._live(namespace)
         lapsed = [r for r in live if self.admission.lapsed(r)]
         for rule in lapsed:
             note = "the sightings that admitted it were forgotten"
             self.set_status(rule.id, RuleStatus.CANDIDATE, note)
         ids = {r.id for r in lapsed}
-        unsupported_now = unsupported(self.store, [r for r in live if r.id not in ids])
+        unsupported_now = [
+            (rule, why)
+            for rule, why in unsupported(self.store, [r for r in live if r.id not in ids])
+            if rule.id not in held
+        ]
         for rule, why in unsupported_now:
             self.set_status(rule.id, RuleStatus.CANDIDATE, f"conversations forgotten: {why}")
         return len(lapsed) + len(unsupported_now)

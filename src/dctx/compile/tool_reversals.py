@@ -102,6 +102,8 @@ def unsupported(store: Store, rules: Sequence[Rule]) -> list[tuple[Rule, str]]:
     for rule in rules:
         if rule.status not in _LIVE or rule.source is not RuleSource.SELF_ASSESSMENT:
             continue
+        if f":{_DEAD}:" not in rule.group:  # compile/tool_rules.py: tool:A:pattern:detail
+            continue
         if any(h.get("event") == "status" and h.get("to") == "active" for h in rule.history):
             continue  # approved or enabled by a person
         records = [json.loads(e.text) for e in store.get_evidence(rule.evidence_ids)]
