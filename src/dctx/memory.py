@@ -39,7 +39,7 @@ from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
 from dctx.compile.outcome_events import capture_events
 from dctx.compile.outcomes import DEFAULT_OUTCOMES, OutcomePolicy
-from dctx.compile.tool_reversals import apply_reversals
+from dctx.compile.tool_reversals import apply_reversals, unsupported
 from dctx.compile.triggers import parse_trigger
 from dctx.errors import ConfigError, ConflictError, NotFoundError
 from dctx.inject.run import Run, new_run_id
@@ -59,13 +59,14 @@ from dctx.models import (
     to_dict,
     utcnow,
 )
-from dctx.providers.base import LLM, Embedder
+from dctx.providers.base import LLM, Embedder, forget_texts
 from dctx.providers.embedders import get_embedder
 from dctx.providers.memo_embedder import MemoEmbedder
 from dctx.providers.usage import UsageTotals, metering
 from dctx.retrieve.engine import Retriever
 from dctx.store.base import CaptureBatch, Store
 from dctx.store.pending_cache import PendingCache
+from dctx.text import forget_words
 from dctx.validation import (
     DEFAULT_LIMITS,
     Limits,
@@ -880,7 +881,8 @@ class Memory:
         """Delete everything derived from `actor`. A team rule they authored that others agreed
         with is kept, rewritten as the others said it, with only their support and evidence
         (compile/handover.py); a rule resting only on their evidence is deleted; a lesson from
-        tool output that their sightings admitted is a candidate again."""
+        tool output that their sightings admitted, or a replacement lesson ("use B instead of
+        A") their conversations' counts admitted, is a candidate again."""
         ns = self._namespace(namespace)
         actor = identifier(actor, "actor", limits=self.limits)
         kept = [
@@ -888,31 +890,56 @@ class Memory:
             for r in self.store.list_rules(namespace=ns, actor=actor)
             if hand_over(r, actor) is not None
         ]
-        if kept:
-            vecs = self.embedder.embed(
-                [t for r in kept for t in (r.text, r.trigger.text or r.text)]
-            )
-            self.store.write(
-                CaptureBatch(
-                    rules=kept,
-                    rule_vectors={r.id: (vecs[2 * i], vecs[2 * i + 1]) for i, r in enumerate(kept)},
-                    edges=[
-                        Edge(r.id, EdgeType.FORGED_FROM, e) for r in kept for e in r.evidence_ids
-                    ],
+        texts = [t for r in kept for t in (r.text, r.trigger.text or r.text)]
+        vecs = self.embedder.embed(texts) if texts else None  # before any lock is taken
+        # one transaction: what lost its support is demoted before the forget is final (and,
+        # on SQLite, before the WAL is truncated: no page written after it holds old data)
+        with self.store.transaction():
+            if vecs is not None:
+                self.store.write(
+                    CaptureBatch(
+                        rules=kept,
+                        rule_vectors={
+                            r.id: (vecs[2 * i], vecs[2 * i + 1]) for i, r in enumerate(kept)
+                        },
+                        edges=[
+                            Edge(r.id, EdgeType.FORGED_FROM, e)
+                            for r in kept
+                            for e in r.evidence_ids
+                        ],
+                    )
                 )
-            )
-        counts = self.store.forget_actor(ns, actor)
-        counts["rules_kept"] = len(kept)
-        lapsed = [
-            r
-            for r in self.store.list_rules(namespace=ns, statuses=[RuleStatus.ACTIVE])
-            if self.admission.lapsed(r)
-        ]
-        for rule in lapsed:  # what admitted it is forgotten: a candidate again
+            held = {r.id for r, _ in unsupported(self.store, self._live(ns))}
+            counts = self.store.forget_actor(ns, actor)
+            counts["rules_kept"] = len(kept)
+            counts["rules_demoted"] = self._demote_unsupported(ns, held)
+        forget_texts(self.embedder)  # nothing in this process stays keyed by their words
+        forget_words()
+        return counts
+
+    def _live(self, namespace: str) -> list[Rule]:
+        return self.store.list_rules(
+            namespace=namespace, statuses=[RuleStatus.ACTIVE, RuleStatus.DRAFT]
+        )
+
+    def _demote_unsupported(self, namespace: str, held: set[str]) -> int:
+        """After a forget: active lessons that the forgotten sightings admitted, and
+        replacement lessons their conversations' counts admitted (unsupported now, not in
+        `held`, those unsupported before), are candidates again."""
+        live = self._live(namespace)
+        lapsed = [r for r in live if self.admission.lapsed(r)]
+        for rule in lapsed:
             note = "the sightings that admitted it were forgotten"
             self.set_status(rule.id, RuleStatus.CANDIDATE, note)
-        counts["rules_demoted"] = len(lapsed)
-        return counts
+        ids = {r.id for r in lapsed}
+        unsupported_now = [
+            (rule, why)
+            for rule, why in unsupported(self.store, [r for r in live if r.id not in ids])
+            if rule.id not in held
+        ]
+        for rule, why in unsupported_now:
+            self.set_status(rule.id, RuleStatus.CANDIDATE, f"conversations forgotten: {why}")
+        return len(lapsed) + len(unsupported_now)
 
     def _namespace(self, namespace: str | None) -> str:
         if namespace is None:

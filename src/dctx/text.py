@@ -52,6 +52,11 @@ def stem(word: str) -> str:
     return str(_stemmer().stemWord(word.lower()))
 
 
+def forget_words() -> None:
+    """Empty the stem cache (keyed by the words of every text read), after a forget."""
+    stem.cache_clear()
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (identifiers split on underscores and hyphens too)."""
     out: list[str] = []

@@ -129,7 +129,7 @@ def test_m004_reindexes_existing_rules_for_scoped_search(tmp_path: Path) -> None
         conn.execute(RULE_UPSERT, rule_to_row(rule))
     conn.close()
     store = SQLiteStore(path)
-    assert store.applied_on_open == ["m003_rule_events", "m004_scoped_search_and_rule_changes"]
+    assert store.applied_on_open == SQLITE_MIGRATIONS.names()[2:]
     assert [i for i, _ in store.search_text("default", "metric units")] == ["r1"]
     assert [i for i, _ in store.search_text("other", "metric units", skill="x")] == ["r2"]
     store.close()

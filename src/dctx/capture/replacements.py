@@ -15,6 +15,14 @@ evidence, never injected. When A works again after the lesson was admitted, the 
 demoted (net support below the threshold) or flagged for review (`Reversal`, applied by
 compile/tool_reversals.py).
 
+The counts are a store ledger (store/ledgers.py) with one entry per conversation, so
+`forget_actor` takes a forgotten conversation's part out; a stored lesson the kept
+conversations no longer admit is then demoted (`standing`, compile/tool_reversals.py). The
+ledger is bounded, never one entry per conversation A ever worked in: per A only its latest
+`MAX_ENTRIES` conversations from its first remaining replacement on, per tool its
+`MAX_ITEMS` most recently seen A's; an A whose replacements all fell out of that window (A
+worked in that many conversations since) is dropped.
+
 Only what the agent did counts: the tools it called and what they returned (error, empty, data).
 A result that names a replacement ("use X instead") creates nothing unless the agent called X
 and X worked, and even then the lesson is untrusted (capture/provenance.py).
@@ -34,8 +42,10 @@ from dctx.capture.self_assess import MAX_GAP, CallOutcome, _same_purpose, tool_c
 from dctx.capture.tool_errors import ErrorClass
 from dctx.models import Session
 from dctx.store.base import Store
+from dctx.store.ledgers import Ledgers, ledger_key
 
 MIN_REPLACEMENT_SESSIONS = 2
+KIND = "replacements"  # the store ledger kind (store/ledgers.py)
 _NOT_FAILURES = (ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.AUTH)
 
 # (tool, source arguments): None for the tool itself, whatever its arguments
@@ -89,12 +99,33 @@ def _changed(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 def sources(signal: ToolPatternSignal) -> tuple[_Source, _Source]:
     """What was replaced (A) and by what (B): tools, or a tool's changed arguments."""
-    if signal.other_tool and signal.other_tool != signal.tool:
-        return (signal.tool, None), (signal.other_tool, None)
-    keys = _changed(signal.failed_args, signal.success_args)
-    old = {k: signal.failed_args[k] for k in keys if k in signal.failed_args}
-    new = {k: signal.success_args[k] for k in keys if k in signal.success_args}
-    return (signal.tool, old), (signal.tool, new)
+    return _sources(signal.tool, signal.other_tool, signal.failed_args, signal.success_args)
+
+
+def _sources(
+    tool: str, other: str | None, failed: dict[str, Any], success: dict[str, Any]
+) -> tuple[_Source, _Source]:
+    if other and other != tool:
+        return (tool, None), (other, None)
+    keys = _changed(failed, success)
+    old = {k: failed[k] for k in keys if k in failed}
+    new = {k: success[k] for k in keys if k in success}
+    return (tool, old), (tool, new)
+
+
+def standing(store: Store, namespace: str, skill: str, record: dict[str, Any]) -> int:
+    """The net support the ledger gives a stored lesson now (after a forget, only what the
+    kept conversations say), from its evidence record (compile/tool_rules.py: tool,
+    failed_args, success_args, other_tool)."""
+    old, to = _sources(
+        str(record["tool"]),
+        record.get("other_tool"),
+        dict(record.get("failed_args") or {}),
+        dict(record.get("success_args") or {}),
+    )
+    events = _Ledger(store).get((namespace, skill, old[0])).get(_canon(old), [])
+    support, against = _counts(events, _canon(to))
+    return len(support) - against
 
 
 def _swaps(session: Session, calls: list[CallOutcome]) -> list[ToolPatternSignal]:
@@ -166,37 +197,44 @@ def _worked(source: _Source, calls: Iterable[CallOutcome]) -> bool:
 
 
 class _Ledger:
-    """Per (namespace, skill, tool): {A: [[conversation, B or None (A worked)], ...]} in the
-    store's cache, read once and written back once per capture."""
+    """Per (namespace, skill, tool) a store ledger (store/ledgers.py): {A: [[conversation, B
+    or None (A worked)], ...]}, read once and written back once per capture. Entries before
+    A's first remaining replacement count for nothing and are dropped, and so is an A left
+    without one: a window of A's recent conversations, never all of them."""
 
     def __init__(self, store: Store) -> None:
-        self.store = store
-        self.data: dict[tuple[str, str, str], dict[str, list[list[Any]]]] = {}
-        self.dirty: set[tuple[str, str, str]] = set()
+        self.ledgers = Ledgers(store)
 
     @staticmethod
     def _key(where: tuple[str, str, str]) -> str:
-        return "replacements:" + json.dumps(list(where))
+        return ledger_key(KIND, *where)
 
     def get(self, where: tuple[str, str, str]) -> dict[str, list[list[Any]]]:
-        if where not in self.data:
-            raw = self.store.cache_get(self._key(where))
-            self.data[where] = json.loads(raw) if raw else {}
-        return self.data[where]
+        return self.ledgers.get(self._key(where), where[0])
 
     def add(
         self, where: tuple[str, str, str], old: str, conversation: str, new: str | None
     ) -> None:
-        events = self.get(where).setdefault(old, [])
-        if all(e[0] != conversation for e in events):
-            events.append([conversation, new])
-            self.dirty.add(where)
+        if self.ledgers.add(self._key(where), where[0], old, conversation, new):
+            ledger = self.get(where)
+            if trimmed(ledger, old):
+                self.ledgers.touched(self._key(where))
 
     def flush(self) -> None:
-        for where in self.dirty:
-            self.store.cache_put(
-                self._key(where), json.dumps(self.data[where]), namespace=where[0], actor=None
-            )
+        self.ledgers.flush()
+
+
+def trimmed(ledger: dict[str, list[list[Any]]], old: str) -> bool:
+    """Drop what of A's entries counts for nothing (A working before its first remaining
+    replacement), and A itself when no replacement is left; True when anything went."""
+    events = ledger.get(old, [])
+    first = next((i for i, (_, to) in enumerate(events) if to is not None), len(events))
+    if not first:
+        return False
+    del events[:first]
+    if not events:
+        ledger.pop(old, None)
+    return True
 
 
 def _counts(events: list[list[Any]], new: str) -> tuple[list[str], int]:
@@ -301,4 +339,11 @@ def _reversals(session: Session, old: str, events: list[list[Any]]) -> list[Reve
     return out
 
 
-__all__ = ["MIN_REPLACEMENT_SESSIONS", "Reversal", "replacement_lessons", "sources"]
+__all__ = [
+    "KIND",
+    "MIN_REPLACEMENT_SESSIONS",
+    "Reversal",
+    "replacement_lessons",
+    "sources",
+    "standing",
+]

@@ -5,17 +5,23 @@ conversation where A worked is evidence against it: when the net support falls b
 threshold the lesson is demoted to CANDIDATE (kept, never injected, back when the failures
 recur or with `approve`); otherwise it stays active and is flagged for a person to review.
 Each change is a STATUS or FLAGGED rule event naming the conversation where A worked.
+
+Forgetting takes conversations out of the counts: `unsupported` lists the live lessons the
+kept conversations no longer admit, for `Memory.forget_actor` to demote.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from dctx.capture.replacements import MIN_REPLACEMENT_SESSIONS, Reversal
+from dctx.capture.base import ToolPattern
+from dctx.capture.replacements import MIN_REPLACEMENT_SESSIONS, Reversal, standing
 from dctx.compile.maintain import same_scope
 from dctx.compile.tool_rules import compile_tool_signal
-from dctx.models import Rule, RuleEvent, RuleEventKind, RuleStatus, utcnow
+from dctx.models import Rule, RuleEvent, RuleEventKind, RuleSource, RuleStatus, utcnow
+from dctx.store.base import Store
 
 _LIVE = (RuleStatus.ACTIVE, RuleStatus.DRAFT)
 
@@ -89,4 +95,28 @@ def apply_reversals(
     return list(changed.values()), events
 
 
-__all__ = ["apply_reversals"]
+def unsupported(store: Store, rules: Sequence[Rule]) -> list[tuple[Rule, str]]:
+    """The live replacement lessons among `rules` whose net support in the store's ledger is
+    below the threshold, each with why; one a person made active stays."""
+    out: list[tuple[Rule, str]] = []
+    for rule in rules:
+        if rule.status not in _LIVE or rule.source is not RuleSource.SELF_ASSESSMENT:
+            continue
+        if f":{_DEAD}:" not in rule.group:  # compile/tool_rules.py: tool:A:pattern:detail
+            continue
+        if any(h.get("event") == "status" and h.get("to") == "active" for h in rule.history):
+            continue  # approved or enabled by a person
+        records = [json.loads(e.text) for e in store.get_evidence(rule.evidence_ids)]
+        record = next((r for r in records if r.get("pattern") == _DEAD), None)
+        if record is None:
+            continue
+        net = standing(store, rule.scope.namespace, rule.scope.skill or "", record)
+        if net < MIN_REPLACEMENT_SESSIONS:
+            why = f"the conversations kept give it a net support of {net}"
+            out.append((rule, why))
+    return out
+
+
+_DEAD = ToolPattern.DEAD_SOURCE.value
+
+__all__ = ["apply_reversals", "unsupported"]

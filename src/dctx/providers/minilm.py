@@ -246,6 +246,12 @@ class MiniLMEmbedder:
         of the model when there is one (see the module docstring), else the exact model."""
         return self._embed(texts, fast=True)
 
+    def forget_texts(self) -> None:
+        """Empty the query cache (it is keyed by text; `Memory.forget_actor` calls this)."""
+        with self._cache_lock:
+            for cache in self._caches.values():
+                cache.clear()
+
     def _embed(self, texts: Sequence[str], *, fast: bool) -> Vector:
         if isinstance(texts, str):
             raise ConfigError("embed() takes a sequence of texts, not one string")

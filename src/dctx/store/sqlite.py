@@ -246,6 +246,9 @@ class SQLiteStore:
         finally:
             self._local.conn = None
             self._pool.release(conn)
+            forgot, self._local.forgot = getattr(self._local, "forgot", False), False
+        if forgot:  # committed: now no old page of what was forgotten may stay in the WAL
+            self._checkpoint()
 
     def _savepoint(self, conn: sqlite3.Connection) -> Iterator[None]:
         self._local.depth += 1
@@ -395,8 +398,13 @@ class SQLiteStore:
         """After a forget: copy every WAL frame into the main file (where secure_delete has
         zeroed the freed cells) and truncate the WAL, so no old page version holding the
         forgotten text or vectors stays on disk. Waits up to the busy timeout for readers;
-        if one still holds an old snapshot, the WAL is truncated by a later checkpoint."""
-        if self._memory or self._tx_conn() is not None:
+        if one still holds an old snapshot, the WAL is truncated by a later checkpoint.
+        Inside a caller's transaction (`Memory.forget_actor` demotes what lost its support
+        in the same one) it runs when that transaction commits."""
+        if self._memory:
+            return
+        if self._tx_conn() is not None:
+            self._local.forgot = True
             return
         conn = self._pool.acquire()
         try:

@@ -1,0 +1,47 @@
+"""After `forget_actor`, no in-process cache keyed by text still holds the forgotten actor's
+words: the stem cache, the hashing embedder's feature cache, MiniLM's query cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dctx.memory import Memory
+from dctx.providers import hashing
+from dctx.providers.base import Embedder
+from dctx.store.sqlite import SQLiteStore
+from dctx.text import stem
+
+SAID = [
+    {"role": "user", "content": "Summarize the zyzzogeton orchard quarter."},
+    {"role": "assistant", "content": "Revenue grew 12% to $40M."},
+    {"role": "user", "content": "Always show revenue in EUR, not dollars."},
+    {"role": "assistant", "content": "Revenue grew 12% to EUR 37M."},
+]
+
+
+def test_word_caches_are_emptied(tmp_path: Path) -> None:
+    mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder="hashing", embed_nodes=True)
+    mem.capture(SAID, actor="xenia", skill="fa", conversation_id="x1")
+    assert stem.cache_info().currsize and hashing._bucket.cache_info().currsize
+    mem.forget_actor("xenia")
+    assert stem.cache_info().currsize == 0
+    assert hashing._bucket.cache_info().currsize == 0
+    mem.close()
+
+
+def test_the_query_cache_of_the_embedder_is_emptied(tmp_path: Path, embedder: Embedder) -> None:
+    if not hasattr(embedder, "cache_misses"):
+        pytest.skip("the MiniLM model is not available here")
+    mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder=embedder)
+    mem.capture(SAID, actor="xenia", skill="fa", conversation_id="x1")
+    query = "Revenue of the zyzzogeton orchard?"
+    mem.start(actor="xenia", skill="fa", query=query)
+    misses = embedder.cache_misses  # type: ignore[attr-defined]
+    mem.start(actor="xenia", skill="fa", query=query)
+    assert embedder.cache_misses == misses  # type: ignore[attr-defined]  # cached
+    mem.forget_actor("xenia")
+    mem.start(actor="yusuf", skill="fa", query=query)
+    assert embedder.cache_misses > misses  # type: ignore[attr-defined]  # embedded anew
+    mem.close()
