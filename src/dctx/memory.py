@@ -913,7 +913,12 @@ class Memory:
             counts = self.store.forget_actor(ns, actor)
             counts["rules_kept"] = len(kept)
             counts["rules_demoted"] = self._demote_unsupported(ns, held)
-        forget_texts(self.embedder)  # nothing in this process stays keyed by their words
+        # nothing in this process stays keyed by their words: the embedders' caches (the
+        # turn reader's too: it caches every turn it read) and the word caches
+        forget_texts(self.embedder)
+        reader_embedder = getattr(self.reader or default_reader(), "embedder", None)
+        if isinstance(reader_embedder, Embedder):
+            forget_texts(reader_embedder)
         forget_words()
         return counts
 

@@ -53,8 +53,10 @@ def stem(word: str) -> str:
 
 
 def forget_words() -> None:
-    """Empty the stem cache (keyed by the words of every text read), after a forget."""
-    stem.cache_clear()
+    """Empty the word caches (stems, key stems, key-path words: keyed by the words of every
+    text read), after a forget."""
+    for cache in (stem, key_stems, _path_words):
+        cache.cache_clear()
 
 
 def words(text: str) -> list[str]:

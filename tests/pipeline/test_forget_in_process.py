@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dctx.capture.reading.default import default_reader
 from dctx.memory import Memory
 from dctx.providers import hashing
 from dctx.providers.base import Embedder
@@ -44,4 +45,22 @@ def test_the_query_cache_of_the_embedder_is_emptied(tmp_path: Path, embedder: Em
     mem.forget_actor("xenia")
     mem.start(actor="yusuf", skill="fa", query=query)
     assert embedder.cache_misses > misses  # type: ignore[attr-defined]  # embedded anew
+    mem.close()
+
+
+def test_the_turn_readers_cache_is_emptied(tmp_path: Path, embedder: Embedder) -> None:
+    """The learned reader embeds every user turn and its embedder caches them."""
+    reader = default_reader()
+    cached = getattr(reader, "embedder", None)
+    if not hasattr(cached, "cache_misses"):
+        pytest.skip("the learned turn reader (MiniLM) is not available here")
+    mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder=embedder)
+    mem.capture(SAID, actor="xenia", skill="fa", conversation_id="x1")
+    turn = str(SAID[2]["content"])
+    misses = cached.cache_misses  # type: ignore[union-attr]
+    cached.embed([turn])  # type: ignore[union-attr]
+    assert cached.cache_misses == misses  # type: ignore[union-attr]  # the reader's, cached
+    mem.forget_actor("xenia")
+    cached.embed([turn])  # type: ignore[union-attr]
+    assert cached.cache_misses == misses + 1  # type: ignore[union-attr]
     mem.close()

@@ -207,7 +207,7 @@ def test_minilm_batches_run_the_model_only_on_texts_not_cached() -> None:
     np.testing.assert_array_equal(again[1], again[3])
     alone = MiniLMEmbedder(cache_size=0).embed(["Use a table."])[0]
     np.testing.assert_allclose(again[1], alone, atol=1e-5)
-    emb.clear_cache()
+    emb.forget_texts()
     emb.embed(["Thanks."])
     assert (emb.cache_hits, emb.cache_misses) == (2, 4)
 

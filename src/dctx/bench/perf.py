@@ -55,7 +55,7 @@ from dctx.capture.parse import parse_messages
 from dctx.errors import ConfigError
 from dctx.memory import Memory
 from dctx.models import Rule, RuleStatus
-from dctx.providers.base import Embedder
+from dctx.providers.base import Embedder, forget_texts
 from dctx.providers.embedders import get_embedder
 from dctx.store.registry import open_store, scheme_of
 
@@ -279,10 +279,10 @@ def _cold_caches(embedder: Embedder) -> None:
     that recur across its sessions are embedded once, as in any long-lived process."""
     from dctx.capture.reading.default import default_reader
 
-    for emb in (embedder, getattr(default_reader(), "embedder", None)):
-        clear = getattr(emb, "clear_cache", None)
-        if callable(clear):
-            clear()
+    forget_texts(embedder)
+    reader_embedder = getattr(default_reader(), "embedder", None)
+    if isinstance(reader_embedder, Embedder):
+        forget_texts(reader_embedder)
 
 
 # --------------------------------------------------------------------------- driver

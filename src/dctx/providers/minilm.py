@@ -231,12 +231,6 @@ class MiniLMEmbedder:
 
     # -- embedding ----------------------------------------------------------------------
 
-    def clear_cache(self) -> None:
-        """Forget every cached vector (a benchmark measures the model, not the cache)."""
-        with self._cache_lock:
-            for cache in self._caches.values():
-                cache.clear()
-
     def embed(self, texts: Sequence[str]) -> Vector:
         """Return an (len(texts), 384) float32 array with L2-normalized rows."""
         return self._embed(texts, fast=False)
@@ -247,7 +241,8 @@ class MiniLMEmbedder:
         return self._embed(texts, fast=True)
 
     def forget_texts(self) -> None:
-        """Empty the query cache (it is keyed by text; `Memory.forget_actor` calls this)."""
+        """Empty the caches (keyed by text; `Memory.forget_actor` calls this, and so does a
+        benchmark that measures the model rather than the cache)."""
         with self._cache_lock:
             for cache in self._caches.values():
                 cache.clear()
