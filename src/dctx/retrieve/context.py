@@ -81,8 +81,9 @@ _SHORT = 120  # longer string values are prose or payload, not a salient value
 
 
 def step_summary(tool: str, arguments: str, result: str) -> str:
-    """The compact form of a step that is embedded: the tool name in words ("get filings":
-    one word piece fewer per underscore), then the words of each key not said before and
+    """The compact form of a step that is embedded: the tool name as called (in words, as
+    "get financials", it read closer to "a company reports segments" in the demo and
+    delivered that rule a step early), then the words of each key not said before and
     each short string value, once, in order. Numbers are left out (they differ on every
     call, and thresholds read them from `numbers`), and so are string values
     without a letter (dates, amounts, numeric ids: nothing an embedder matches in words). A
@@ -100,7 +101,7 @@ def _summary(
     result_fields: list[tuple[list[str], float | str]],
     result: str,
 ) -> str:
-    seen: dict[str, None] = {" ".join(tool.replace("_", " ").split()): None}
+    seen: dict[str, None] = {tool: None}
     key_words: set[str] = set()
     for path, value in arg_fields + result_fields:
         fresh = [w for w in " ".join(path[-2:]).split() if w.lower() not in key_words]
