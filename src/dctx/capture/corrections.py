@@ -216,7 +216,14 @@ def _directives(
     itself reads as lasting do."""
     if verdict.p_lasting < admit.candidate:
         return []
-    _kinds, directives = _classify_turn(text, first_turn=first_turn)
+
+    def lasting_alone(parts: list[str]) -> list[bool]:
+        read = reader.read([TurnInput(text=p) for p in parts])
+        return [v.p_lasting >= admit.active for v in read]
+
+    _kinds, directives = _classify_turn(
+        text, first_turn=first_turn, lasting_alone=None if first_turn else lasting_alone
+    )
     if directives:
         if verdict.kind is TurnKind.WITHDRAWAL:
             return directives
@@ -274,19 +281,35 @@ _COND_SENTENCE = re.compile(
 
 
 def _classify_turn(
-    text: str, *, first_turn: bool
+    text: str,
+    *,
+    first_turn: bool,
+    lasting_alone: Callable[[list[str]], list[bool]] | None = None,
 ) -> tuple[list[SentenceKind], list[tuple[SentenceKind, str]]]:
+    """The sentence kinds of a turn and its directive sentences. `lasting_alone` (the turn
+    reader, read sentence by sentence) decides a turn the reader admitted but in which the cues
+    find no command: a sentence that, read on its own, is as lasting as an admitted turn is its
+    directive. Conventions said as statements or without a verb ("the reference is our order
+    number", "image refs: digest, not tag") carry the lesson as much as imperatives do. Beside
+    a cued command the sentence reader is not asked: there the statements are mostly the
+    reasons given for it ("PEG is garbage for cyclicals"), which it reads as lasting too."""
     kinds: list[SentenceKind] = []
     directives: list[tuple[SentenceKind, str]] = []
     parts = [p for s in sentences(text) for p in _withdraw_and_replace(s, first_turn)]
     if _WHOLE_TURN_ONE_OFF.search(text):
         # "a few tweaks, all just for this memo: ...; back to normal after this one"
         return [SentenceKind.ONE_OFF] * len(parts), []
+    cued = _cue_kinds(parts, first_turn)
+    if lasting_alone is not None and SentenceKind.DIRECTIVE not in cued:
+        others = [k for k, kind in enumerate(cued) if kind is SentenceKind.OTHER]
+        if others:
+            promoted = lasting_alone([parts[k] for k in others])
+            for k, lasting in zip(others, promoted, strict=True):
+                if lasting:
+                    cued[k] = SentenceKind.DIRECTIVE
     scoped_to: str | None = None  # the subject an earlier directive of the turn was scoped to
-    announced = False  # "Update for everyone: ..." makes the turn's later policy standing
     for k, sentence in enumerate(parts):
-        kind = classify_sentence(sentence, first_turn=first_turn, announced=announced)
-        announced = announced or announces(sentence)
+        kind = cued[k]
         kinds.append(kind)
         if _NOT_GENERAL.search(sentence) and directives:
             directives.pop()  # stated as one person's preference, not a rule
@@ -330,6 +353,17 @@ def _classify_turn(
         if cleaned:
             directives.append((kind, cleaned))
     return kinds, directives
+
+
+def _cue_kinds(parts: list[str], first_turn: bool) -> list[SentenceKind]:
+    """Each sentence's kind by the cues; "Update for everyone: ..." makes the turn's later
+    policy standing."""
+    kinds: list[SentenceKind] = []
+    announced = False
+    for sentence in parts:
+        kinds.append(classify_sentence(sentence, first_turn=first_turn, announced=announced))
+        announced = announced or announces(sentence)
+    return kinds
 
 
 def _withdraw_and_replace(sentence: str, first_turn: bool) -> list[str]:
