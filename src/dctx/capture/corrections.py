@@ -114,7 +114,10 @@ def find_corrections(
             reader=reader,
             admit=admit,
         )
-        for kind, sentence in directives:
+        first_directive = next(
+            (k for k, (kind, _) in enumerate(directives) if kind is SentenceKind.DIRECTIVE), None
+        )
+        for k, (kind, sentence) in enumerate(directives):
             signals.append(
                 CorrectionSignal(
                     ctx=ctx,
@@ -136,6 +139,7 @@ def find_corrections(
                     last_tool=last_tool,
                     confidence=verdict.p_lasting,
                     candidate=verdict.p_lasting < admit.active,
+                    revokes=verdict.kind is TurnKind.WITHDRAWAL and k == first_directive,
                 )
             )
         if verdict.kind in (TurnKind.ACCEPTANCE, TurnKind.TASK):
