@@ -40,3 +40,13 @@ def test_withdrawing_one_command_keeps_the_other(tmp_path: Path) -> None:
     assert any("order date" in t for t in active)
     assert not any("store manager" in t for t in active)
     assert any("store manager" in t for t in withdrawn)
+
+
+def test_under_a_condition_one_specific_word_names_the_behaviour(tmp_path: Path) -> None:
+    said = "if a parcel is lost, get someone to ring the customer."
+    vague = "make it better."
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(said, vague)) as memory:
+        memory.capture(_session(said), actor="ola", skill="shop", conversation_id="a")
+        memory.capture(_session(vague), actor="ola", skill="shop", conversation_id="b")
+        texts = [r.text for r in memory.rules(status=RuleStatus.ACTIVE)]
+    assert texts == ["If a parcel is lost, get someone to ring the customer."]

@@ -195,7 +195,10 @@ def _compile_one(
         if target is not None:
             evidence.append(ev)
             withdrawn.append(target.id)
-            return
+            if ceases(signal.directive):
+                return
+            # a read withdrawal's command also says what holds now ("scratch the phone call,
+            # send an SMS instead"; "drop the emojis"): it is learned as well
     compiled = compile_correction(signal)
     evidence.extend(compiled.evidence)
     for text, ev in compiled.withdrawals:
