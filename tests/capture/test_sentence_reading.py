@@ -84,3 +84,32 @@ def test_no_sentence_lasting_alone_keeps_nothing() -> None:
 def test_a_turn_below_the_candidate_band_is_not_read_by_sentence() -> None:
     reader = _Scored({TURN: 0.1, CONVENTION: 0.9, REASON: 0.1})
     assert find_corrections(_session(TURN), reader=reader) == []  # type: ignore[arg-type]
+
+
+NO = "no."
+CONTRAST = "rather than retyping the whole address, fix only the wrong field."
+WHY = "the courier hates relabels."
+COMMAND = "and add the parcel number to the note."
+MIXED = f"{NO} {CONTRAST} {WHY} {COMMAND}"
+
+
+def test_beside_a_command_a_statement_read_as_more_lasting_is_kept_too() -> None:
+    reader = _Scored({MIXED: 0.8, NO: 0.05, CONTRAST: 0.55, WHY: 0.35, COMMAND: 0.4})
+    signals = find_corrections(_session(MIXED), reader=reader)  # type: ignore[arg-type]
+    said = [s.directive.lower() for s in signals]
+    assert any(d.startswith("rather than retyping") for d in said)
+    assert any("parcel number" in d for d in said)
+    assert not any("courier" in d for d in said)  # a reason ranked below the command
+
+
+def test_a_turn_that_quoted_material_is_not_read_by_sentence() -> None:
+    pasted = f"{TURN}\n\n```\nERROR 42: caption service unavailable\n```"
+    reader = _Scored({CONVENTION: 0.45})
+    reader.p.update({t.text: 0.6 for t in _own_words(pasted)})
+    assert find_corrections(_session(pasted), reader=reader) == []  # type: ignore[arg-type]
+
+
+def _own_words(turn: str) -> list[TurnInput]:
+    from dctx.capture.turns import user_turn_inputs
+
+    return [t for _, t in user_turn_inputs(_session(turn))][-1:]  # type: ignore[arg-type]
