@@ -76,6 +76,9 @@ class CorrectionSignal:
     confidence: float = 1.0
     # admitted on first sight only as a candidate: stored with its evidence, never injected
     candidate: bool = False
+    # the reader read the turn as taking an instruction back and this is the turn's first
+    # directive ("drop the emojis, ..."): compile tries it as a revocation first
+    revokes: bool = False
     # how far the speaker's role lets the rule reach (capture/roles.py): None as the words
     # say (the speaker's own scope, the team's when said so); "team" every actor of the
     # skill; "personal" only a preference stated as the speaker's own, for them alone

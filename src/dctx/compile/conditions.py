@@ -76,8 +76,10 @@ _NOT_A_CLASS = re.compile(
     r"both|now|example|instance|comparisons?|reports?|summaries|updates?|replies|answers?)\b",
     re.IGNORECASE,
 )
+# "for insurers flag ...", "on delay notices cc ...": a class qualifier with no comma before
+# the command, which may itself hold the commas ("..., and always put the new ETA in")
 _NO_COMMA_NP = re.compile(
-    r"^(?P<kw>for)\s+(?P<cond>(?:[\w/&'-]+\s+){0,3}?(?:[A-Za-z][\w/&-]*[a-z0-9]s|[A-Z]{2,}s))\s+"
+    r"^(?P<kw>for|on)\s+(?P<cond>(?:[\w/&'-]+\s+){0,3}?(?:[A-Za-z][\w/&-]*[a-z0-9]s|[A-Z]{2,}s))\s+"
     r"(?P<main>(?:also\s+|always\s+|just\s+|only\s+|never\s+)?(?:"
     + "|".join(sorted(IMPERATIVE_VERBS, key=len, reverse=True))
     + r")\b.+)$",

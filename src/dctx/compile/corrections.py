@@ -185,8 +185,11 @@ def _build_rule(
     if subject is not None and subject.lower() in values:
         subject = None
     body = imperative(main)
-    if not body or len(content_stems(body, drop_generic=True)) < 2:
-        return None  # "make it better": no behavior named, nothing to apply elsewhere
+    # "make it better": no behavior named, nothing to apply elsewhere; under a condition one
+    # specific word names it ("if it's two days late, get someone to phone the customer")
+    named = 1 if cond is not None and (cond.keywords or cond.numeric) else 2
+    if not body or len(content_stems(body, drop_generic=True)) < named:
+        return None
     qualifiers: list[str] = []
     if cond is not None and cond.qualifier:
         qualifiers.append(cond.qualifier)
