@@ -15,20 +15,16 @@ from typing import Any
 import pytest
 
 from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext, ToolPattern
-from dctx.providers.llm_hooks import cache_key
-from dctx.providers.prompts import (
-    AFTERMATH,
-    COMPILE,
+from dctx.capture.reading.llm import AFTERMATH, AftermathOutput, render_aftermath
+from dctx.capture.self_assess_llm import (
     SELF_ASSESSMENT,
-    AftermathOutput,
-    CompileOutput,
-    PromptSpec,
     SelfAssessmentOutput,
     ToolStep,
-    render_aftermath,
-    render_compile,
     render_self_assessment,
 )
+from dctx.compile.compiler_llm import COMPILE, CompileOutput, render_compile
+from dctx.providers.llm_step import cache_key
+from dctx.providers.prompts import PromptSpec
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 CTX = SessionContext(
