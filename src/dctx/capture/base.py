@@ -6,8 +6,9 @@ Two signal sources (paper, section 3):
   tool-only data: names, arguments, error/success of results. Never from the text of results
   or assistant messages as a source of directives.
 
-`AftermathClassifier` is the hook through which an LLM may decide ambiguous user turns;
-`SelfAssessor` the one through which it may take over self-assessment.
+`AftermathClassifier` is the hook through which an LLM may decide ambiguous user turns
+(reading/llm.py); `SelfAssessor` the one through which it may take over self-assessment
+(self_assess_llm.py).
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ Corrections are processed in trace order so that later corrections supersede ear
 withdrawals find what they withdraw; tool patterns follow. The rulebook holds the store's rules
 of the namespace, so maintenance sees earlier captures too.
 
-A `ChainCompiler` (an LLM) may compile each correction chain instead; when it gives up (None),
-the chain is compiled deterministically. Withdrawals always search the stored rulebook here,
-since only it knows the rules of earlier captures.
+A `ChainCompiler` (an LLM: compiler_llm.py) may compile each correction chain instead; when it
+gives up (None), the chain is compiled deterministically. Withdrawals always search the stored
+rulebook here, since only it knows the rules of earlier captures.
 """
 
 from __future__ import annotations

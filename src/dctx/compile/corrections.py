@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
+from dctx.capture.condition_words import Condition
 from dctx.capture.subjects import generic_term, mask_names, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
-from dctx.compile.conditions import Condition, split_condition
+from dctx.compile.conditions import split_condition
 from dctx.compile.phrasing import (
     drop_preamble,
     drop_reasons,
