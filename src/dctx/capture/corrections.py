@@ -102,8 +102,7 @@ def find_corrections(
             tracker.observe_text(text)
         if verdict is None or not text:
             continue
-        if seen_assistant:
-            verdict = _overrule(classifier, verdict, previous_output, text, admit)
+        verdict = _overrule(classifier, verdict, previous_output, text, admit)
         if seen_assistant and verdict.kind is TurnKind.TASK:
             # a new task in a long session: later corrections are about this request, so it is
             # their situation, not the session's opening line
@@ -196,11 +195,14 @@ def _overrule(
     text: str,
     admit: ReadingBands,
 ) -> TurnVerdict:
-    """Let a configured classifier decide a turn the reader is not sure of; its decision
-    stands, and a lasting one is admitted as the reader's surest would be."""
+    """Let a configured classifier decide every turn the reader does not rule out, the opening
+    request too (a standing instruction can come before any output, and so can a task the
+    cues misread as one); its decision stands, and a lasting one is admitted as the reader's
+    surest would be. On real turns even the reader's surest band is mostly wrong (`dctx bench
+    real`), so no reading is trusted over the classifier's."""
     if classifier is None:
         return verdict
-    if not admit.consult_below <= verdict.p_lasting < admit.trust_above:
+    if verdict.p_lasting < admit.consult_below:
         return verdict
     decided = classifier.classify(previous_output, text)
     if decided is None:
