@@ -78,7 +78,7 @@ from dctx.validation import (
 
 if TYPE_CHECKING:
     from dctx.capture.transcripts import TranscriptReport
-    from dctx.providers.llm_pipeline import LLMPipeline
+    from dctx.llm_pipeline import LLMPipeline
     from dctx.review.health import HealthReport
     from dctx.review.stale import StaleRule
 
@@ -174,8 +174,8 @@ class Memory:
         self.llm: LLM | None = None
         self._llm_steps: LLMPipeline | None = None
         if llm is not None:
+            from dctx.llm_pipeline import LLMPipeline
             from dctx.providers.llm import resolve_llm
-            from dctx.providers.llm_pipeline import LLMPipeline
 
             self.llm = resolve_llm(llm)
             self._llm_steps = LLMPipeline(self.llm, self.store)

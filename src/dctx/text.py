@@ -178,3 +178,13 @@ def _path_words(path: tuple[str, ...]) -> tuple[str, ...]:
 def numeric_fields(text: str) -> list[tuple[list[str], float]]:
     """(key-path words, number) pairs found in a JSON payload; empty for non-JSON text."""
     return [(path, v) for path, v in json_fields(text) if isinstance(v, float)]
+
+
+# an argument or field name that picks a source or a setting ("source", "region", "api_version"),
+# not an entity: a tool failure may be blamed on its value (capture/recurring.py) and a rule may
+# name it (compile/tool_rules.py)
+SOURCE_KEY = re.compile(
+    r"(source|feed|provider|endpoint|api|region|version|format|mode|channel|queue|team|method|"
+    r"type|dataset|index|database|\bdb\b|server|host|url|vendor|service|exchange|market|backend)",
+    re.IGNORECASE,
+)

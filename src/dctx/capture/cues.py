@@ -11,6 +11,7 @@ import enum
 import re
 
 from dctx.capture.base import Aftermath
+from dctx.capture.condition_words import class_subject
 from dctx.capture.verbs import IMPERATIVE_VERBS
 
 
@@ -334,8 +335,6 @@ _VERBLESS_FORMAT = re.compile(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:as|in)\s+\S
 
 
 def _states_class_policy(text: str) -> bool:
-    from dctx.compile.conditions import class_subject
-
     return class_subject(text) is not None
 
 

@@ -27,11 +27,10 @@ from typing import Any
 from dctx.capture.base import ToolPattern, ToolPatternSignal, session_context
 from dctx.capture.self_assess import tool_calls
 from dctx.capture.tool_errors import ErrorClass
-from dctx.compile.tool_rules import SOURCE_KEY as _SOURCE_KEY
 from dctx.models import Session
 from dctx.store.base import Store
 from dctx.store.ledgers import Ledgers, ledger_key
-from dctx.text import GENERIC_WORDS, STOPWORDS, stem, words
+from dctx.text import GENERIC_WORDS, SOURCE_KEY, STOPWORDS, stem, words
 
 MIN_CONVERSATIONS = 2
 _NOT_LESSONS = {ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.NOT_FOUND}
@@ -39,7 +38,7 @@ _NOT_LESSONS = {ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.NOT_FOUN
 
 def _blamable(key: str, value: Any) -> bool:
     """An argument a failure may be blamed on: a source-like key with a short scalar value."""
-    return bool(_SOURCE_KEY.search(key)) and (
+    return bool(SOURCE_KEY.search(key)) and (
         isinstance(value, str | int | float | bool) and len(str(value)) <= 80
     )
 

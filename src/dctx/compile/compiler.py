@@ -4,9 +4,9 @@ Corrections are processed in trace order so that later corrections supersede ear
 withdrawals find what they withdraw; tool patterns follow. The rulebook holds the store's rules
 of the namespace, so maintenance sees earlier captures too.
 
-A `ChainCompiler` (an LLM) may compile each correction chain instead; when it gives up (None),
-the chain is compiled deterministically. Withdrawals always search the stored rulebook here,
-since only it knows the rules of earlier captures.
+A `ChainCompiler` (an LLM: compiler_llm.py) may compile each correction chain instead; when it
+gives up (None), the chain is compiled deterministically. Withdrawals always search the stored
+rulebook here, since only it knows the rules of earlier captures.
 """
 
 from __future__ import annotations
@@ -180,9 +180,10 @@ def _compile_one(
     """Compile one signal into the rulebook. `replaced` holds, per (conversation, message),
     the rule a withdrawal of that turn took back: a directive later in the turn replaces it."""
     turn = (signal.ctx.conversation_id, signal.message_index)
-    if signal.aftermath is Aftermath.CORRECTION and ceases(signal.directive):
-        # "stop adding the disclaimer" while a rule asks for the disclaimer revokes that rule;
-        # with no such rule it is a correction like any other
+    if signal.aftermath is Aftermath.CORRECTION and (ceases(signal.directive) or signal.revokes):
+        # "stop adding the disclaimer" while a rule asks for the disclaimer revokes that rule,
+        # and so does a command the reader read as taking an instruction back ("drop the
+        # emojis"); with no such rule it is a correction like any other
         ev = evidence_for(signal, EvidenceKind.WITHDRAWAL)
         target = rulebook.withdraw(
             signal.directive,
@@ -194,7 +195,10 @@ def _compile_one(
         if target is not None:
             evidence.append(ev)
             withdrawn.append(target.id)
-            return
+            if ceases(signal.directive):
+                return
+            # a read withdrawal's command also says what holds now ("scratch the phone call,
+            # send an SMS instead"; "drop the emojis"): it is learned as well
     compiled = compile_correction(signal)
     evidence.extend(compiled.evidence)
     for text, ev in compiled.withdrawals:

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
+from dctx.capture.condition_words import Condition
 from dctx.capture.subjects import generic_term, mask_names, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
-from dctx.compile.conditions import Condition, split_condition
+from dctx.compile.conditions import split_condition
 from dctx.compile.phrasing import (
     drop_preamble,
     drop_reasons,
@@ -185,8 +186,11 @@ def _build_rule(
     if subject is not None and subject.lower() in values:
         subject = None
     body = imperative(main)
-    if not body or len(content_stems(body, drop_generic=True)) < 2:
-        return None  # "make it better": no behavior named, nothing to apply elsewhere
+    # "make it better": no behavior named, nothing to apply elsewhere; under a condition one
+    # specific word names it ("if it's two days late, get someone to phone the customer")
+    named = 1 if cond is not None and (cond.keywords or cond.numeric) else 2
+    if not body or len(content_stems(body, drop_generic=True)) < named:
+        return None
     qualifiers: list[str] = []
     if cond is not None and cond.qualifier:
         qualifiers.append(cond.qualifier)

@@ -118,6 +118,8 @@ class Rulebook:
         self.result = Maintenance()
         # rules added by this capture -> (conversation, turn text): one turn's rules coexist
         self._turn: dict[str, tuple[str | None, str]] = {}
+        # turns (conversation, text) that withdrew a rule: their "instead" names that rule
+        self._withdrew_in: set[tuple[str | None, str]] = set()
 
     @property
     def vectors(self) -> Vector:
@@ -172,7 +174,13 @@ class Rulebook:
                 rule.group = best.group
                 self.result.log.append(f"conflict group {best.group}: {best.id} vs {rule.id}")
                 self._relate(best, "conflict", rule, rule.id, sim)
-        elif raw and _NAMES_REPLACEMENT.search(raw):
+        elif (
+            raw
+            and _NAMES_REPLACEMENT.search(raw)
+            and (rule.conversation_id, raw) not in self._withdrew_in
+        ):
+            # "..., send an SMS instead": the older rule the turn names is replaced, unless
+            # the turn already took back what its new rule replaces
             named = self._named_in_turn(rule, raw)
             if named is not None:
                 rule.group = named.group
@@ -426,6 +434,7 @@ class Rulebook:
         if target is None:
             return None
         target.status = RuleStatus.WITHDRAWN
+        self._withdrew_in.add((evidence.conversation_id, evidence.text))
         target.evidence_ids.append(evidence.id)
         target.history.append(
             {"at": utcnow(), "event": "withdrawn", "actor": actor, "evidence": evidence.id}

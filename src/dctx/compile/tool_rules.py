@@ -27,6 +27,7 @@ from dctx.models import (
     new_id,
     utcnow,
 )
+from dctx.text import SOURCE_KEY
 
 # date formats a retry may switch an argument to: (strptime format, how the rule names it)
 _DATE_FORMATS = [
@@ -38,11 +39,6 @@ _DATE_FORMATS = [
 ]
 _YEARS = range(1900, 2200)  # "40021187" reads as year 4002: an id, not a date
 _IDENTIFIER = re.compile(r"^[A-Za-z]{0,6}[-_#]?\d[\w-]*$")
-SOURCE_KEY = re.compile(
-    r"(source|feed|provider|endpoint|api|region|version|format|mode|channel|queue|team|method|"
-    r"type|dataset|index|database|\bdb\b|server|host|url|vendor|service|exchange|market|backend)",
-    re.IGNORECASE,
-)
 
 
 def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | None:
