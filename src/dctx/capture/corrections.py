@@ -77,8 +77,6 @@ def find_corrections(
     chain = 0
     seen_assistant = False
     own_words = {m.index: t.text for m, t in turns}
-    # a turn that quoted or pasted material talks about it: its uncued statements stay talk
-    quoted = {m.index for m, t in turns if t.pasted_share > 0}
     for msg in session.messages:
         if msg.role == "system":
             continue
@@ -114,7 +112,6 @@ def find_corrections(
             first_turn=not seen_assistant,
             reader=reader,
             admit=admit,
-            by_sentence=msg.index not in quoted,
         )
         first_directive = next(
             (k for k, (kind, _) in enumerate(directives) if kind is SentenceKind.DIRECTIVE), None
@@ -219,24 +216,13 @@ def _directives(
     first_turn: bool,
     reader: TurnClassifier,
     admit: ReadingBands,
-    by_sentence: bool = True,
 ) -> list[tuple[SentenceKind, str]]:
     """The directive sentences of a turn the reader took as lasting (none otherwise). The
-    sentence cues find which sentences carry it, and with `by_sentence` (the turn quoted or
-    pasted nothing) so do the sentences the reader reads as lasting on their own; when
-    neither finds one, a sure reading of a reply stands for its lasting sentences."""
+    sentence cues find which sentences carry it; when they find none, the sentences the reader
+    itself reads as lasting do."""
     if verdict.p_lasting < admit.candidate:
         return []
-
-    def read_alone(parts: list[str]) -> list[float]:
-        return [v.p_lasting for v in reader.read([TurnInput(text=p) for p in parts])]
-
-    _kinds, directives = _classify_turn(
-        text,
-        first_turn=first_turn,
-        read_alone=read_alone if by_sentence and not first_turn else None,
-        band=admit.active,
-    )
+    _kinds, directives = _classify_turn(text, first_turn=first_turn)
     if directives:
         if verdict.kind is TurnKind.WITHDRAWAL:
             return directives
@@ -294,31 +280,19 @@ _COND_SENTENCE = re.compile(
 
 
 def _classify_turn(
-    text: str,
-    *,
-    first_turn: bool,
-    read_alone: Callable[[list[str]], list[float]] | None = None,
-    band: float = 1.0,
+    text: str, *, first_turn: bool
 ) -> tuple[list[SentenceKind], list[tuple[SentenceKind, str]]]:
-    """The sentence kinds of a turn and its directive sentences. `read_alone` (the turn
-    reader, sentence by sentence) finds the directives the cues miss: conventions said as
-    statements or without a verb ("the reference is our order number", "image refs: digest,
-    not tag") carry a lesson as much as imperatives do. A sentence the cues find no command in
-    is a directive when, read on its own, it is at least at the reader's active `band` and more
-    lasting than every command the cues found in the turn: beside a command, statements are
-    mostly its reasons ("PEG is garbage for cyclicals"), which the reader ranks below it."""
     kinds: list[SentenceKind] = []
     directives: list[tuple[SentenceKind, str]] = []
     parts = [p for s in sentences(text) for p in _withdraw_and_replace(s, first_turn)]
     if _WHOLE_TURN_ONE_OFF.search(text):
         # "a few tweaks, all just for this memo: ...; back to normal after this one"
         return [SentenceKind.ONE_OFF] * len(parts), []
-    cued = _cue_kinds(parts, first_turn)
-    if read_alone is not None:
-        _promote_read_lasting(parts, cued, read_alone, band)
     scoped_to: str | None = None  # the subject an earlier directive of the turn was scoped to
+    announced = False  # "Update for everyone: ..." makes the turn's later policy standing
     for k, sentence in enumerate(parts):
-        kind = cued[k]
+        kind = classify_sentence(sentence, first_turn=first_turn, announced=announced)
+        announced = announced or announces(sentence)
         kinds.append(kind)
         if _NOT_GENERAL.search(sentence) and directives:
             directives.pop()  # stated as one person's preference, not a rule
@@ -362,38 +336,6 @@ def _classify_turn(
         if cleaned:
             directives.append((kind, cleaned))
     return kinds, directives
-
-
-def _promote_read_lasting(
-    parts: list[str],
-    cued: list[SentenceKind],
-    read_alone: Callable[[list[str]], list[float]],
-    band: float,
-) -> None:
-    """Mark as directives (in `cued`) the sentences with no cued command that the reader,
-    reading each alone, finds lasting (see `_classify_turn`)."""
-    asked = [
-        k for k, kind in enumerate(cued) if kind in (SentenceKind.OTHER, SentenceKind.DIRECTIVE)
-    ]
-    if not any(cued[k] is SentenceKind.OTHER for k in asked):
-        return
-    p = dict(zip(asked, read_alone([parts[k] for k in asked]), strict=True))
-    commands = [p[k] for k in asked if cued[k] is SentenceKind.DIRECTIVE]
-    bar = max([band, *commands])
-    for k in asked:
-        if cued[k] is SentenceKind.OTHER and p[k] >= band and (not commands or p[k] > bar):
-            cued[k] = SentenceKind.DIRECTIVE
-
-
-def _cue_kinds(parts: list[str], first_turn: bool) -> list[SentenceKind]:
-    """Each sentence's kind by the cues; "Update for everyone: ..." makes the turn's later
-    policy standing."""
-    kinds: list[SentenceKind] = []
-    announced = False
-    for sentence in parts:
-        kinds.append(classify_sentence(sentence, first_turn=first_turn, announced=announced))
-        announced = announced or announces(sentence)
-    return kinds
 
 
 def _withdraw_and_replace(sentence: str, first_turn: bool) -> list[str]:
