@@ -30,6 +30,7 @@ import numpy.typing as npt
 from dctx.errors import ConfigError, MissingDependencyError, ProviderError
 from dctx.providers.base import Vector
 from dctx.providers.minilm_fast import default_cache_dir, fast_model_path, sha256_file
+from dctx.providers.text_cache import fill_from_cache
 
 __all__ = [
     "MODEL_SHA256",
@@ -254,15 +255,8 @@ class MiniLMEmbedder:
             return self._embed_many(texts, fast)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         cache = self._caches[fast]
-        missing: dict[str, list[int]] = {}  # text -> its rows, each distinct text once
         with self._cache_lock:
-            for i, text in enumerate(texts):
-                hit = cache.get(text)
-                if hit is None:
-                    missing.setdefault(text, []).append(i)
-                else:
-                    cache.move_to_end(text)
-                    out[i] = hit
+            missing = fill_from_cache(cache, texts, out)  # text -> its rows, each text once
             self.cache_hits += len(texts) - sum(len(rows) for rows in missing.values())
             self.cache_misses += len(missing)
         if missing:
