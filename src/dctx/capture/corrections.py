@@ -55,9 +55,9 @@ def find_corrections(
     Every user turn is read without what was pasted into it (capture/pasted.py) and decided by
     the turn reader (capture/reading): only a turn it reads as a standing correction or a
     withdrawal yields signals, as an active rule when it is sure and as a candidate when less
-    so. `classifier` (an LLM, when configured) decides the turns the reader is unsure of and
-    may overrule it. `teaches` (capture/roles.py) says which user turns may teach at all: the
-    others (an end user's requests) are context, never read as corrections.
+    so. `classifier` (an LLM, when configured) decides every turn the reader does not rule
+    out, and its reading stands. `teaches` (capture/roles.py) says which user turns may teach
+    at all: the others (an end user's requests) are context, never read as corrections.
     """
     ctx = session_context(session)
     reader = reader or default_reader()

@@ -1,7 +1,8 @@
-"""The LLM turn reader: a configured model decides a user turn the learned reader is unsure of.
+"""The LLM turn reader: a configured model decides every user turn the learned reader does not
+rule out.
 
 `LLMAftermathClassifier` is an AftermathClassifier (capture/base.py): capture asks it about
-every turn in the uncertain band (reading/default.py's `ReadingBands`), and its answer stands.
+every turn from `consult_below` up (reading/default.py's `ReadingBands`), and its answer stands.
 The prompt follows the definitions the labelled corpus uses (benchmarks/realconv).
 """
 
