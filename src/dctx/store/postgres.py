@@ -18,7 +18,6 @@ import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -51,11 +50,10 @@ from dctx.store import _events as events
 from dctx.store import _policies as policies
 from dctx.store import _transcripts as transcripts
 from dctx.store import postgres_ops as ops
+from dctx.store._index import assemble, oldest_first
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
-    RULE_COLUMNS,
     SESSION_SELECT,
-    fill_vectors,
     gc_paused,
     rule_to_row,
     rules_from_rows,
@@ -65,7 +63,7 @@ from dctx.store._rows import (
 from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
-from dctx.store.packed import PackedRules, kept_vectors
+from dctx.store.packed import PackedRules
 from dctx.store.postgres_migrations import POSTGRES_MIGRATIONS
 
 try:
@@ -77,7 +75,6 @@ Conn = ops.Conn
 _TOKEN = re.compile(r"\w+")
 _MAX_QUERY_TOKENS = 64
 _MAX_TOKEN_CHARS = 200  # PostgreSQL refuses words over 2 KB; no real word is this long
-_CREATED = RULE_COLUMNS.index("created_at")
 _VEC_BYTES = "substring(vector_send({}) from 5)"  # pgvector's binary form: big-endian float4
 
 
@@ -641,12 +638,7 @@ class PostgresStore:
                 pack = PackedRules.from_rows(cur)
             keys = pack.seq.tolist()
         else:
-            found = conn.execute(select, params).fetchall()
-            n = len(RULE_COLUMNS)
-            found.sort(key=itemgetter(_CREATED, n))  # oldest first
-            keys = [int(row[n]) for row in found]
-            rules = rules_from_rows(found) if found else []
-            del found
+            keys, rules = oldest_first(conn.execute(select, params).fetchall())
         with conn.cursor(name="dctx_rule_vectors") as cur:  # server-side: streamed
             cur.execute(
                 f"SELECT r.seq, {_VEC_BYTES.format('vt.embedding')}, "
@@ -655,24 +647,9 @@ class PostgresStore:
                 f"LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' {where}",
                 params,
             )
-            text, trigger = fill_vectors(
-                cur,
-                {key: i for i, key in enumerate(keys)},
-                dim,
-                dtype=dtype,
-                wire=">f4",
-                keep=kept_vectors(pack) if pack is not None else None,
+            return assemble(
+                generation, cursor, keys, rules, pack, cur, dim, dtype=dtype, wire=">f4"
             )
-        return RuleIndex(
-            generation,
-            rules,
-            text,
-            trigger,
-            seqs=keys,
-            cursor=cursor,
-            packed=pack,
-            compact_vectors=pack is not None,
-        )
 
     def generation(self, namespace: str) -> int:
         with self._reading(snapshot=False) as conn:

@@ -20,7 +20,6 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +44,11 @@ from dctx.store import _events as events
 from dctx.store import _policies as policies
 from dctx.store import _transcripts as transcripts
 from dctx.store import sqlite_ops as ops
+from dctx.store._index import assemble, oldest_first
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
-    RULE_COLUMNS,
     SESSION_SELECT,
     blobs_to_matrix,
-    fill_vectors,
     gc_paused,
     rule_to_row,
     rules_from_rows,
@@ -60,7 +58,7 @@ from dctx.store._rows import (
 from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
-from dctx.store.packed import PackedRules, kept_vectors
+from dctx.store.packed import PackedRules
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
 
 log = logging.getLogger("dctx.store")
@@ -68,7 +66,6 @@ log = logging.getLogger("dctx.store")
 _TOKEN = re.compile(r"\w+")
 _MAX_QUERY_TOKENS = 64
 _IN = ops.IN
-_CREATED = RULE_COLUMNS.index("created_at")
 
 
 def fts_query(text: str) -> str | None:
@@ -590,34 +587,14 @@ class SQLiteStore:
             )
             keys = pack.seq.tolist()
         else:
-            rows = conn.execute(select, params).fetchall()
-            n = len(RULE_COLUMNS)
-            rows.sort(key=itemgetter(_CREATED, n))  # oldest first
-            keys = [int(row[n]) for row in rows]
-            rules = rules_from_rows(rows)
-            del rows
-        text, trigger = fill_vectors(
-            conn.execute(
-                "SELECT r.seq, vt.data, vg.data FROM rules r "
-                "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
-                f"LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' {where}",
-                params,
-            ),
-            {key: i for i, key in enumerate(keys)},
-            dim,
-            dtype=dtype,
-            keep=kept_vectors(pack) if pack is not None else None,
+            keys, rules = oldest_first(conn.execute(select, params).fetchall())
+        vectors = conn.execute(
+            "SELECT r.seq, vt.data, vg.data FROM rules r "
+            "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
+            f"LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' {where}",
+            params,
         )
-        return RuleIndex(
-            generation,
-            rules,
-            text,
-            trigger,
-            seqs=keys,
-            cursor=cursor,
-            packed=pack,
-            compact_vectors=pack is not None,
-        )
+        return assemble(generation, cursor, keys, rules, pack, vectors, dim, dtype=dtype)
 
     def generation(self, namespace: str) -> int:
         with self._reading() as conn:
