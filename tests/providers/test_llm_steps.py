@@ -27,6 +27,7 @@ from dctx.providers.llm_step import MemoryCache, StoreCache, cache_key
 from dctx.providers.retry import RetryPolicy
 from dctx.providers.usage import metering
 from dctx.store.sqlite import SQLiteStore
+from providers.step_model import compiled
 from providers.wire_server import (
     CHAT,
     MESSAGES,
@@ -61,23 +62,11 @@ def signal(raw: str, *, previous: str = "Acme grew 20%.", **kw: Any) -> Correcti
     )
 
 
-RULE = {
-    "rule": "Report growth separately for each reported segment.",
-    "type": "CONTENT",
-    "trigger": {
-        "kind": "data",
-        "text": "the company reports segments",
-        "keywords": ["segments"],
-        "tool": None,
-        "after_tool": None,
-        "numeric": None,
-    },
-    "qualifiers": ["when a company reports segments"],
-    "group": "Segment Growth",
-    "subject": None,
-    "drop": False,
-    "skip": False,
-}
+RULE = compiled(
+    "Report growth separately for each reported segment.",
+    qualifiers=["when a company reports segments"],
+    group="Segment Growth",
+)
 
 
 # --------------------------------------------------------------------------- aftermath
