@@ -9,6 +9,8 @@ No machine of this project reaches a model API, so the LLM path is measured in p
         --answers benchmarks/realconv/llm_answers/dev.jsonl --compile-prompts /tmp/dev_compile.jsonl
     # a model answers each compile prompt under its own system prompt (compile/compiler_llm.py):
     #   one line per prompt, {"id": ..., "answer": {"rules": [...]}}
+    python benchmarks/realconv/replay_llm.py check --compile-answers /tmp/dev_c*.jsonl \
+        --against /tmp/dev_compile.jsonl   # well-formed, and every prompt answered?
     python benchmarks/realconv/replay_llm.py replay --split dev \
         --answers benchmarks/realconv/llm_answers/dev.jsonl --compile-answers /tmp/dev_c*.jsonl
 
@@ -224,9 +226,28 @@ def write_prompts(path: Path, log: StepLog, system: str | None = None) -> None:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+def check(replayer: Replayer, against: Sequence[Path]) -> None:
+    """`check`: the answers are well-formed (else loading failed); with `against`, every
+    prompt there has an answer. Runs no benchmark, so it reads nothing of the corpus."""
+    t, c = replayer.turn, replayer.compile
+    print(f"well-formed: {len(t.answers)} turn answers, {len(c.answers)} compile answers")
+    wanted = [row["id"] for path in against for _, row in _lines(path)]
+    missing = [pid for pid in wanted if pid not in c.answers]
+    unasked = sorted(set(c.answers) - set(wanted)) if against else []
+    if against:
+        print(
+            f"{len(wanted)} compile prompts: {len(missing)} without an answer, "
+            f"{len(unasked)} answers for no prompt there"
+        )
+    for pid in missing[:20]:
+        print(f"  no answer: {pid}")
+    if missing:
+        raise SystemExit(1)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("mode", choices=["record", "replay"])
+    parser.add_argument("mode", choices=["record", "replay", "check"])
     parser.add_argument("--split", default="dev")
     parser.add_argument("--data", type=Path, default=DATA, help="the labelled corpus folder")
     parser.add_argument("--prompts", type=Path, help="record: where the turn prompts go")
@@ -234,6 +255,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--answers", type=Path, nargs="+", default=[], help="turn answers")
     parser.add_argument(
         "--compile-answers", type=Path, nargs="+", default=[], help="compile answers (JSONL)"
+    )
+    parser.add_argument(
+        "--against", type=Path, nargs="+", default=[], help="check: compile prompt files to cover"
     )
     parser.add_argument("--show-false", type=int, default=0)
     args = parser.parse_args(argv)
@@ -247,6 +271,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     except ConfigError as exc:
         raise SystemExit(f"error: {exc}") from None
+    if args.mode == "check":
+        check(replayer, args.against)
+        return
     code, out = run(replayer, split=args.split, data=args.data, show_false=args.show_false)
     print(out)
     if code != 0:

@@ -151,3 +151,17 @@ def test_record_with_turn_answers_writes_the_compile_prompts(
     out = capsys.readouterr().out
     assert "compile prompts: 1, answered from the file: 1, rejected by the step" in out
     assert "warning" not in out
+
+
+def test_check_names_the_prompts_left_unanswered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompts, answers = tmp_path / "prompts.jsonl", tmp_path / "answers.jsonl"
+    rows = [{"id": pid, "system": COMPILE.system, "prompt": "..."} for pid in ("p1", "p2")]
+    prompts.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    answers.write_text(json.dumps({"id": "p1", "answer": {"rules": [lint_rule()]}}) + "\n")
+    with pytest.raises(SystemExit) as caught:
+        replay_llm.main(["check", "--compile-answers", str(answers), "--against", str(prompts)])
+    assert caught.value.code == 1
+    out = capsys.readouterr().out
+    assert "2 compile prompts: 1 without an answer" in out and "no answer: p2" in out
