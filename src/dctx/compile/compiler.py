@@ -23,7 +23,8 @@ from dctx.compile.behaviour import restate
 from dctx.compile.corrections import compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.tool_rules import compile_tool_signal
-from dctx.models import Evidence, EvidenceKind, Rule, RuleStatus
+from dctx.models import Evidence, EvidenceKind, Rule, RuleStatus, TriggerKind
+from dctx.text import content_stems
 
 
 @dataclass(slots=True)
@@ -141,8 +142,9 @@ def compile_signals(
         ):
             continue
         replaced: dict[tuple[str, int], Rule] = {}
+        conditioned: dict[tuple[str, int], Rule] = {}
         for signal in chain:
-            _compile_one(signal, rulebook, evidence, withdrawn, replaced)
+            _compile_one(signal, rulebook, evidence, withdrawn, replaced, conditioned)
     for tool_signal in tool_signals:
         out = compile_tool_signal(tool_signal)
         if out is None:
@@ -176,9 +178,11 @@ def _compile_one(
     evidence: list[Evidence],
     withdrawn: list[str],
     replaced: dict[tuple[str, int], Rule],
+    conditioned: dict[tuple[str, int], Rule],
 ) -> None:
     """Compile one signal into the rulebook. `replaced` holds, per (conversation, message),
-    the rule a withdrawal of that turn took back: a directive later in the turn replaces it."""
+    the rule a withdrawal of that turn took back: a directive later in the turn replaces it;
+    `conditioned` the turn's last rule that tests data (see _branch_of)."""
     turn = (signal.ctx.conversation_id, signal.message_index)
     if signal.aftermath is Aftermath.CORRECTION and (ceases(signal.directive) or signal.revokes):
         # "stop adding the disclaimer" while a rule asks for the disclaimer revokes that rule,
@@ -224,6 +228,9 @@ def _compile_one(
     for rule in compiled.rules:
         if signal.candidate:
             rule.status = RuleStatus.CANDIDATE
+        _branch_of(rule, conditioned.get(turn))
+        if rule.trigger.kind is TriggerKind.DATA:
+            conditioned[turn] = rule
         old = replaced.get(turn)
         restated = restate(old.text, rule.text) if old is not None else None
         if old is not None and restated is not None:
@@ -234,6 +241,19 @@ def _compile_one(
             if old.trigger.text == old.text:
                 rule.trigger.text = restated
         rulebook.add(rule, raw=signal.raw)
+
+
+def _branch_of(rule: Rule, conditioned: Rule | None) -> None:
+    """ "Whenever a candidate's record says they need sponsorship, hold the offer. Anyone who
+    doesn't need sponsorship, send as normal.": a later command of the same turn that would be
+    delivered by resemblance to the request, and that names what the earlier command's data
+    condition tests, is the other branch of that condition. It is delivered where the condition
+    is tested (the earlier rule's trigger), not before the run."""
+    if conditioned is None or rule.trigger.kind is not TriggerKind.QUERY:
+        return
+    keywords = set(conditioned.trigger.keywords)
+    if keywords and keywords & set(content_stems(rule.text, drop_generic=True)):
+        rule.trigger = copy.deepcopy(conditioned.trigger)
 
 
 def _compile_chain(
