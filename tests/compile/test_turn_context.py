@@ -115,3 +115,45 @@ def test_the_other_branch_of_a_condition_waits_for_the_condition(tmp_path: Path)
     assert held.trigger.kind is TriggerKind.DATA
     assert other.trigger.kind is TriggerKind.DATA
     assert other.trigger.text == held.trigger.text
+
+
+EMAIL = "For bulk orders also email the warehouse lead, not the depot; the depot is swamped."
+NO_MORE = "Change of plan: we don't email anyone for bulk orders anymore."
+INSTEAD = "Just log them in the dispatch sheet."
+
+
+class _Kinds:
+    """Sure of the kind of each turn it is told about; every other turn is a task."""
+
+    id = "kinds"
+
+    def __init__(self, kinds: dict[str, TurnKind]) -> None:
+        self.kinds = kinds
+
+    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
+        return [
+            TurnVerdict(
+                self.kinds.get(t.text, TurnKind.TASK), 0.99 if t.text in self.kinds else 0.0
+            )
+            for t in turns
+        ]
+
+
+def _dispatch(turn: str) -> list[dict[str, str]]:
+    return [
+        {"role": "user", "content": "ship bulk order 4471 to the Leeds customer"},
+        {"role": "assistant", "content": "Booked, and I emailed the depot."},
+        {"role": "user", "content": turn},
+    ]
+
+
+def test_a_withdrawal_stated_as_a_prohibition_stays_in_its_replacement(tmp_path: Path) -> None:
+    turn = f"{NO_MORE} {INSTEAD}"
+    reader = _Kinds({EMAIL: TurnKind.STANDING, turn: TurnKind.WITHDRAWAL})
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=reader) as memory:
+        memory.capture(_dispatch(EMAIL), actor="ana", skill="dispatch", conversation_id="a")
+        memory.capture(_dispatch(turn), actor="ana", skill="dispatch", conversation_id="b")
+        withdrawn = [r.text for r in memory.rules(status=RuleStatus.WITHDRAWN)]
+        active = [r.text for r in memory.rules(status=RuleStatus.ACTIVE)]
+    assert len(withdrawn) == 1 and "warehouse lead" in withdrawn[0]
+    assert active == ["Don't email anyone for bulk orders anymore; log them in the dispatch sheet."]
