@@ -68,3 +68,8 @@ def test_a_question_is_not_what_a_command_refers_to() -> None:
 def test_commands_that_stand_alone_stay_apart() -> None:
     turn = "Put photo credits under each image. Keep headlines under eight words."
     assert len(_directives(turn)) == 2
+
+
+def test_a_bare_it_is_the_output_not_the_sentence_before() -> None:
+    turn = "That greeting is too stiff for regulars. Make it 'Hi there' instead."
+    assert _directives(turn) == ["Make it 'Hi there' instead."]

@@ -20,6 +20,7 @@ from dctx.capture.base import (
 )
 from dctx.capture.cues import (
     _CLAUSE_SPLIT,
+    _LEAD_CONDITION,
     SentenceKind,
     _command_words,
     announces,
@@ -351,18 +352,19 @@ _SAME = re.compile(r"^same\s+(?:with|for|goes for)\b", re.IGNORECASE)
 _NO_STANDARD = re.compile(
     r"^(?:any|every|no|some)(?:thing|one|body)\s+(?:\w+er|more|less)\s*,", re.I
 )
-_BACK_PRONOUNS = frozenset({"it", "them", "those", "these"})
+# plural only: a bare "it" ("make it 'Kind regards'") is mostly the output being corrected
+_BACK_PRONOUNS = frozenset({"them", "those", "these"})
 
 
 def _leans_back(directive: str) -> bool:
     """Does the command only make sense with the sentence before it? It extends that one
     ("Same with 'customer attrition', we call that logo churn"), compares with a standard it
-    does not state ("anything lower, mark it red"), or its object is a bare pronoun ("Set them
-    to pending_customer")?"""
+    does not state ("anything lower, mark it red"), or its object is a bare plural pronoun
+    ("Set them to pending_customer"), not inside a condition ("when those fail, ...")?"""
     if _SAME.match(directive) or _NO_STANDARD.match(directive):
         return True
     toks = _command_words(directive)
-    return len(toks) > 1 and toks[1] in _BACK_PRONOUNS
+    return len(toks) > 1 and toks[1] in _BACK_PRONOUNS and not _LEAD_CONDITION.match(directive)
 
 
 def _with_antecedent(
