@@ -39,8 +39,11 @@ from dctx.models import (
 )
 from dctx.text import content_stems, words
 
+# "for the team" shares a rule; "to the team mailbox", "page the team that owns it" and "from
+# outside the team" name a team, they do not say who the rule is for
 SHARED_SCOPE = re.compile(
-    r"\b(everyone|every one of us|the team|the (whole|entire) (\w+ )?team|all of us|our team|"
+    r"\b(everyone|every one of us|(?:for|across) the team|the (whole|entire) (\w+ )?team|"
+    r"all of us|our team|"
     r"team[- ]wide|"
     r"(comes|coming) from (legal|compliance|security|hr|finance|management)|"
     r"company[- ]wide|org[- ]wide|company policy|our policy|team policy|for all (users|agents|"
