@@ -20,7 +20,9 @@ from dctx.capture.base import (
 )
 from dctx.capture.cues import (
     _CLAUSE_SPLIT,
+    _LEAD_CONDITION,
     SentenceKind,
+    _command_words,
     announces,
     classify_sentence,
     continues,
@@ -331,11 +333,61 @@ def _classify_turn(
             )
             if cond and not re.match(r"^(when|whenever|if|for|once)\b", cleaned, re.IGNORECASE):
                 cleaned = f"When {cond.group('cond').strip()}, {cleaned[0].lower()}{cleaned[1:]}"
+        if (
+            kind is SentenceKind.DIRECTIVE
+            and k > 0
+            and cleaned == strip_filler(sentence)
+            and _leans_back(cleaned)
+        ):
+            cleaned = _with_antecedent(cleaned, parts[k - 1], kinds[k - 1], directives)
         if kind is SentenceKind.DIRECTIVE:
             cleaned, scoped_to = _carry_subject(cleaned, scoped_to)
         if cleaned:
             directives.append((kind, cleaned))
     return kinds, directives
+
+
+# what a command refers back to: "same with X", "anything lower, ...", "set them to X"
+_SAME = re.compile(r"^same\s+(?:with|for|goes for)\b", re.IGNORECASE)
+_NO_STANDARD = re.compile(
+    r"^(?:any|every|no|some)(?:thing|one|body)\s+(?:\w+er|more|less)\s*,", re.I
+)
+# plural only: a bare "it" ("make it 'Kind regards'") is mostly the output being corrected
+_BACK_PRONOUNS = frozenset({"them", "those", "these"})
+
+
+def _leans_back(directive: str) -> bool:
+    """Does the command only make sense with the sentence before it? It extends that one
+    ("Same with 'customer attrition', we call that logo churn"), compares with a standard it
+    does not state ("anything lower, mark it red"), or its object is a bare plural pronoun
+    ("Set them to pending_customer"), not inside a condition ("when those fail, ...")?"""
+    if _SAME.match(directive) or _NO_STANDARD.match(directive):
+        return True
+    toks = _command_words(directive)
+    return len(toks) > 1 and toks[1] in _BACK_PRONOUNS and not _LEAD_CONDITION.match(directive)
+
+
+def _with_antecedent(
+    directive: str,
+    before: str,
+    kind_before: SentenceKind,
+    directives: list[tuple[SentenceKind, str]],
+) -> str:
+    """The command with the sentence it refers back to, as one directive of two sentences
+    (compile keeps them one rule): the directive before it, or a statement before it ("we
+    don't close tickets ourselves"). A question or a long statement is left out: it is not
+    what the command refers to."""
+    if kind_before is SentenceKind.DIRECTIVE and directives:
+        if directives[-1][0] is SentenceKind.DIRECTIVE:
+            _, said = directives.pop()
+            return f"{said.rstrip(' .!')}. {directive[:1].upper()}{directive[1:]}"
+        return directive
+    said = strip_filler(before).rstrip(" .!")
+    if kind_before is not SentenceKind.OTHER or not said or said.endswith("?"):
+        return directive
+    if len(said.split()) > 25:
+        return directive
+    return f"{said[:1].upper()}{said[1:]}. {directive[:1].upper()}{directive[1:]}"
 
 
 def _withdraw_and_replace(sentence: str, first_turn: bool) -> list[str]:

@@ -13,17 +13,20 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
-from dctx.capture.cues import ceases
+from dctx.capture.cues import ceases, prohibits
 from dctx.compile.behaviour import restate
 from dctx.compile.corrections import compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
+from dctx.compile.phrasing import drop_preamble
 from dctx.compile.tool_rules import compile_tool_signal
-from dctx.models import Evidence, EvidenceKind, Rule, RuleStatus
+from dctx.models import Evidence, EvidenceKind, Rule, RuleStatus, TriggerKind
+from dctx.text import content_stems
 
 
 @dataclass(slots=True)
@@ -140,9 +143,9 @@ def compile_signals(
             chain_compiler, chain, rulebook, evidence, withdrawn
         ):
             continue
-        replaced: dict[tuple[str, int], Rule] = {}
+        memo = _TurnMemo()
         for signal in chain:
-            _compile_one(signal, rulebook, evidence, withdrawn, replaced)
+            _compile_one(signal, rulebook, evidence, withdrawn, memo)
     for tool_signal in tool_signals:
         out = compile_tool_signal(tool_signal)
         if out is None:
@@ -175,10 +178,10 @@ def _compile_one(
     rulebook: Rulebook,
     evidence: list[Evidence],
     withdrawn: list[str],
-    replaced: dict[tuple[str, int], Rule],
+    memo: _TurnMemo,
 ) -> None:
-    """Compile one signal into the rulebook. `replaced` holds, per (conversation, message),
-    the rule a withdrawal of that turn took back: a directive later in the turn replaces it."""
+    """Compile one signal into the rulebook; `memo` carries what earlier signals of the same
+    turn left for the later ones."""
     turn = (signal.ctx.conversation_id, signal.message_index)
     if signal.aftermath is Aftermath.CORRECTION and (ceases(signal.directive) or signal.revokes):
         # "stop adding the disclaimer" while a rule asks for the disclaimer revokes that rule,
@@ -211,7 +214,9 @@ def _compile_one(
         )
         if target is not None:
             withdrawn.append(target.id)
-            replaced[turn] = target
+            memo.replaced[turn] = target
+            if prohibits(_practice(text)):
+                memo.prohibitions[turn] = _practice(text)
             continue
         # nothing to withdraw: "don't add the chart anymore" may be a correction, but the
         # reader did not read it as one, so it waits as a candidate until it recurs or a person
@@ -224,7 +229,10 @@ def _compile_one(
     for rule in compiled.rules:
         if signal.candidate:
             rule.status = RuleStatus.CANDIDATE
-        old = replaced.get(turn)
+        _branch_of(rule, memo.conditioned.get(turn))
+        if rule.trigger.kind is TriggerKind.DATA:
+            memo.conditioned[turn] = rule
+        old = memo.replaced.get(turn)
         restated = restate(old.text, rule.text) if old is not None else None
         if old is not None and restated is not None:
             # "forget the eu-west rule; we use the us-east region now": the new value, in
@@ -233,7 +241,53 @@ def _compile_one(
             rule.trigger = copy.deepcopy(old.trigger)
             if old.trigger.text == old.text:
                 rule.trigger.text = restated
+        elif old is not None and turn in memo.prohibitions:
+            # "we don't page anyone for P3s anymore. Just open the SEV4 incident": what
+            # the turn took back was also a prohibition that holds now, and the command
+            # after it is only the rest of the new practice
+            said = memo.prohibitions.pop(turn).rstrip(" .!")
+            rule.text = f"{said[:1].upper()}{said[1:]}; {_lower_first(rule.text)}"
         rulebook.add(rule, raw=signal.raw)
+
+
+@dataclass(slots=True)
+class _TurnMemo:
+    """What a chain's earlier signals leave for later signals of the same turn, by
+    (conversation, message): the rule a withdrawal of that turn took back (a directive later
+    in the turn replaces it), the withdrawal's words when they were a prohibition, and the
+    turn's last rule that tests data (see _branch_of)."""
+
+    replaced: dict[tuple[str, int], Rule] = field(default_factory=dict)
+    prohibitions: dict[tuple[str, int], str] = field(default_factory=dict)
+    conditioned: dict[tuple[str, int], Rule] = field(default_factory=dict)
+
+
+# a first-person subject before the practice it states ("we don't page for P3s anymore")
+_FIRST_PERSON = re.compile(r"^(?:we|i)\s+", re.IGNORECASE)
+
+
+def _practice(withdrawal: str) -> str:
+    """A withdrawal's words as a command: the framing before a colon and a first-person
+    subject dropped ("change of plan: we don't page anyone for P3s" -> "don't page anyone for
+    P3s")."""
+    return _FIRST_PERSON.sub("", drop_preamble(withdrawal).strip())
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+def _branch_of(rule: Rule, conditioned: Rule | None) -> None:
+    """ "Whenever a candidate's record says they need sponsorship, hold the offer. Anyone who
+    doesn't need sponsorship, send as normal.": a later command of the same turn that would be
+    delivered by resemblance to the request, and that names what the earlier command's data
+    condition tests, is the other branch of that condition. It is delivered where the condition
+    is tested (the earlier rule's trigger), not before the run."""
+    if conditioned is None or rule.trigger.kind is not TriggerKind.QUERY:
+        return
+    keywords = set(conditioned.trigger.keywords)
+    if keywords and keywords & set(content_stems(rule.text, drop_generic=True)):
+        rule.trigger = copy.deepcopy(conditioned.trigger)
 
 
 def _compile_chain(

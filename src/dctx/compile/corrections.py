@@ -40,8 +40,11 @@ from dctx.models import (
 )
 from dctx.text import content_stems, words
 
+# "for the team" shares a rule; "to the team mailbox", "page the team that owns it" and "from
+# outside the team" name a team, they do not say who the rule is for
 SHARED_SCOPE = re.compile(
-    r"\b(everyone|every one of us|the team|the (whole|entire) (\w+ )?team|all of us|our team|"
+    r"\b(everyone|every one of us|(?:for|across) the team|the (whole|entire) (\w+ )?team|"
+    r"all of us|our team|"
     r"team[- ]wide|"
     r"(comes|coming) from (legal|compliance|security|hr|finance|management)|"
     r"company[- ]wide|org[- ]wide|company policy|our policy|team policy|for all (users|agents|"
@@ -132,12 +135,34 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     )
     for clause in _clauses(directive):
         cond = split_condition(clause, signal.subjects)
+        if cond is not None and _refers_back(cond, clause):
+            cond = None
         mains = split_directives(cond.main if cond else clause)
         for main in _merge_statements(mains):
             rule = _build_rule(signal, main, cond, shared, ev)
             if rule is not None:
                 out.rules.append(rule)
     return out
+
+
+# a condition whose subject is a pronoun
+_PRONOUN_LED = re.compile(r"^(?:it|they|this|that|these|those)\b", re.IGNORECASE)
+
+
+def _refers_back(cond: Condition, clause: str) -> bool:
+    """ "make sure there's an Article 28 DPA and flag it if it's missing": a condition after the
+    command whose subject is a pronoun is about the command's own object, not about data the run
+    will see; it stays in the rule's words, and the rule is delivered as its command would be.
+    A threshold or a value written as data ("if it's over 5%", "unless it's USD") still tests
+    the data."""
+    leading = clause.strip().lower().startswith(cond.qualifier.strip().lower() or "\0")
+    return (
+        not leading
+        and cond.numeric is None
+        and not cond.excluded
+        and not cond.about_query
+        and bool(_PRONOUN_LED.match(cond.text.strip()))
+    )
 
 
 def _merge_statements(mains: list[str]) -> list[str]:
@@ -320,6 +345,7 @@ def _trigger(
     if (
         rtype is RuleType.FORMAT
         or UNIVERSAL.search(signal.directive)
+        or _universal_heading(signal)
         or any(w in STANDING_ADVERBS for w in words(body))
     ):
         # formatting, and directives the user made universal ("always", "from now on"),
@@ -327,6 +353,17 @@ def _trigger(
         return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)
     situation = _situation(signal.query, signal) if signal.query else body
     return Trigger(kind=TriggerKind.QUERY, text=situation, node_id=signal.node_id)
+
+
+def _universal_heading(signal: CorrectionSignal) -> bool:
+    """ "Two things for anything metric-related, always: quote p99, not averages. And give
+    times in UTC": a heading before the turn's first colon that makes what follows universal
+    governs every directive the turn states after it, not only the sentence it opens."""
+    head, colon, tail = signal.raw.partition(": ")
+    if not colon or len(head.split()) > 14 or not UNIVERSAL.search(head):
+        return False
+    opening = " ".join(signal.directive.split()[:6]).lower()
+    return bool(opening) and opening in " ".join(tail.split()).lower()
 
 
 def _situation(text: str, signal: CorrectionSignal) -> str:

@@ -1,0 +1,75 @@
+"""A command that only makes sense with the sentence before it ("Same with map credits",
+"anything slower, ...", "Move them to the archive") is read together with that sentence, so
+its rule says what it is about."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from dctx.capture.corrections import find_corrections
+from dctx.capture.parse import parse_messages
+from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
+
+
+class _Sure:
+    """Reads every reply as a sure standing correction."""
+
+    id = "sure"
+
+    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
+        return [TurnVerdict(TurnKind.STANDING, 0.99, by=self.id) for _ in turns]
+
+
+def _directives(turn: str) -> list[str]:
+    session = parse_messages(
+        [
+            {"role": "user", "content": "lay out the autumn newsletter"},
+            {"role": "assistant", "content": "Here is the layout."},
+            {"role": "user", "content": turn},
+        ],
+        conversation_id="c1",
+        actor="ana",
+        skill="editor",
+    )
+    return [s.directive for s in find_corrections(session, reader=_Sure())]
+
+
+@pytest.mark.parametrize(
+    ("turn", "together"),
+    [
+        (
+            "Hmm, we never delete drafts ourselves. Move them to the archive folder.",
+            "we never delete drafts ourselves. Move them to the archive folder.",
+        ),
+        (
+            "Put photo credits under each image, in grey. Same with map credits, keep them small.",
+            "Put photo credits under each image, in grey. Same with map credits, keep them small.",
+        ),
+    ],
+)
+def test_a_command_that_refers_back_is_read_with_its_antecedent(turn: str, together: str) -> None:
+    assert [d.lower() for d in _directives(turn)] == [together.lower()]
+
+
+def test_a_comparison_without_its_standard_takes_the_sentence_that_states_it() -> None:
+    turn = "Shipping is two days at most. Anything slower, tell the customer the date first."
+    (directive,) = _directives(turn)
+    assert "two days" in directive and "tell the customer the date first" in directive
+
+
+def test_a_question_is_not_what_a_command_refers_to() -> None:
+    assert _directives("Why is the header grey? Make it navy in every issue.") == [
+        "Make it navy in every issue."
+    ]
+
+
+def test_commands_that_stand_alone_stay_apart() -> None:
+    turn = "Put photo credits under each image. Keep headlines under eight words."
+    assert len(_directives(turn)) == 2
+
+
+def test_a_bare_it_is_the_output_not_the_sentence_before() -> None:
+    turn = "That greeting is too stiff for regulars. Make it 'Hi there' instead."
+    assert _directives(turn) == ["Make it 'Hi there' instead."]
