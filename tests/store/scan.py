@@ -31,3 +31,13 @@ def on_disk(path: Path) -> dict[str, bytes]:
         for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
         if p.exists()
     }
+
+
+def still_held(path: Path, needles: list[bytes]) -> list[str]:
+    """What the SQLite file, its -wal and -shm still hold of `needles` (a non-empty WAL
+    counts: a checkpoint must have truncated it)."""
+    files = on_disk(path)
+    held = [f"{path.name}-wal is not empty"] if files.get(path.name + "-wal") else []
+    return held + [
+        f"{name} holds {n!r}" for name, data in files.items() for n in needles if n in data
+    ]
