@@ -27,6 +27,7 @@ class RunContext:
     query_stems: set[str] = field(default_factory=set)
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
     summaries: list[str] = field(default_factory=list)  # what is embedded of each step
+    step_stems: set[str] = field(default_factory=set)  # stems of the latest step alone
 
     @classmethod
     def start(cls, query: str) -> RunContext:
@@ -39,7 +40,8 @@ class RunContext:
         """Record one tool call and its result; return the step's text."""
         args = json.dumps(arguments, ensure_ascii=False, sort_keys=True, default=str)
         flat = flatten_json_text(result)
-        self.stems.update(content_stems(f"{tool} {flatten_json_text(args)} {flat}"))
+        self.step_stems = set(content_stems(f"{tool} {flatten_json_text(args)} {flat}"))
+        self.stems.update(self.step_stems)
         for path, value in json_fields(result):
             terms = {stem(w) for w in path}
             if isinstance(value, float):
@@ -86,8 +88,9 @@ def step_summary(tool: str, arguments: str, result: str) -> str:
 
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
     """A DATA trigger fires when its numeric threshold holds on some field, when its predicate
-    holds on some result item, or when at least a third (and at least one) of its keyword
-    stems appear in what the run has seen."""
+    holds on some result item, or, for a subject's name, when at least a third (and at least
+    one) of the name's stems appear in what the run has seen. Free-text conditions are not
+    judged here: retrieval matches them by meaning and words (condition_match.py)."""
     if trigger.numeric is not None:
         return _numeric_met(trigger.numeric, ctx)
     if trigger.excluded:

@@ -17,6 +17,13 @@ import numpy as np
 
 from dctx.models import Rule, RuleStatus, TriggerKind
 from dctx.providers.base import Embedder, Vector
+from dctx.retrieve.condition_match import (
+    NOTHING_SEEN,
+    ConditionModel,
+    Lexical,
+    alternatives,
+    condition_model,
+)
 from dctx.retrieve.conflicts import Decision, decide, resolve_conflicts
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.fusion import rrf
@@ -30,7 +37,6 @@ class Calibration:
     query_floor: float  # a QUERY rule applies when the query is at least this similar
     step_floor: float  # ... or when a tool step is at least this similar
     condition_floor: float  # ... or when the query meets its stated request condition
-    data_floor: float = 1.01  # a DATA condition is met by a step this similar (words differ)
     top_k: int = 5
 
 
@@ -38,9 +44,7 @@ CALIBRATIONS: dict[str, Calibration] = {
     # situations are compared with names masked on both sides ("Brief on X (X)"), so a same-task
     # request scores well above unrelated ones; 0.35 keeps paraphrased tasks ("stack up" vs
     # "compare") without reaching across tasks
-    "minilm-l6-v2-int8": Calibration(
-        query_floor=0.35, step_floor=0.55, condition_floor=0.25, data_floor=0.33
-    ),
+    "minilm-l6-v2-int8": Calibration(query_floor=0.35, step_floor=0.55, condition_floor=0.25),
     "hashing-384": Calibration(query_floor=0.30, step_floor=0.40, condition_floor=0.2),
 }
 DEFAULT_CALIBRATION = Calibration(query_floor=0.45, step_floor=0.55, condition_floor=0.3)
@@ -58,10 +62,13 @@ class View:
     point only touches rules that could fire there. Built once per snapshot and pair, then
     kept current by `add` / `remove` as changed rules are applied to the snapshot.
 
-    DATA rules are indexed by keyword stem and by numeric term: `data_condition_met` needs at
-    least one keyword among the stems seen, or a numeric field whose path shares a term, so
-    rules outside those lists cannot be met and are never evaluated. Rules with neither
-    keywords nor a threshold are kept in `data_other` and always evaluated.
+    DATA rules tested by `data_condition_met` are indexed by keyword stem and by numeric
+    term: it needs at least one keyword among the stems seen, or a numeric field whose path
+    shares a term, so rules outside those lists cannot be met and are never evaluated. Rules
+    with neither keywords nor a threshold are kept in `data_other` and always evaluated.
+    Free-text conditions (and predicates, on prose results) are judged by the fitted
+    condition model (condition_match.py): they are listed in `data_worded` and indexed by
+    keyword in `worded_by_keyword`, which counts the keywords a text holds.
     """
 
     idx: np.ndarray  # visible slots, ascending
@@ -70,14 +77,16 @@ class View:
     after_tool: dict[str, list[int]]  # TOOL rules by the tool whose return triggers them
     by_keyword: dict[str, list[int]]
     by_term: dict[str, list[int]]
-    data_worded: list[int]  # DATA rules with keyword conditions (semantic fallback, stage 2)
+    data_worded: list[int]  # DATA rules judged by the condition model
+    worded_by_keyword: dict[str, list[int]]
+    worded_groups: dict[int, list[frozenset[str]]]  # slot -> its alternatives' keywords
     data_other: list[int]
     query: list[int]
     groups: dict[str, list[int]]  # conflict group -> visible members
 
     @classmethod
     def build(cls, rules: Sequence[Rule | None], idx: np.ndarray) -> View:
-        view = cls(idx, [], [], {}, {}, {}, [], [], [], {})
+        view = cls(idx, [], [], {}, {}, {}, [], {}, {}, [], [], {})
         for i in (int(j) for j in idx):
             rule = rules[i]
             assert rule is not None  # idx holds live slots only
@@ -106,10 +115,18 @@ class View:
         elif trig.kind is TriggerKind.DATA:
             if trig.numeric is not None:
                 lists += [self.by_term.setdefault(t, []) for t in set(trig.numeric.terms)]
+            elif trig.keywords and not trig.excluded and not names_subject(rule):
+                # a free-text condition, or a predicate (judged by it on prose results)
+                lists += [self.worded_by_keyword.setdefault(w, []) for w in set(trig.keywords)]
+                lists.append(self.data_worded)
+                if add:
+                    self.worded_groups[i] = alternatives(trig.text, trig.keywords)
+                else:
+                    self.worded_groups.pop(i, None)
+                if trig.predicate is not None:
+                    lists += [self.by_keyword.setdefault(w, []) for w in set(trig.keywords)]
             elif trig.keywords:
                 lists += [self.by_keyword.setdefault(w, []) for w in set(trig.keywords)]
-                if not trig.excluded:
-                    lists.append(self.data_worded)
             else:
                 lists.append(self.data_other)
         else:
@@ -119,6 +136,12 @@ class View:
                 members.append(i)
             elif i in members:
                 members.remove(i)
+
+    def lexical(self, stems: set[str]) -> dict[int, Lexical]:
+        """What `stems` hold of the words of each `data_worded` slot with any keyword there
+        (a slot not in the answer holds none)."""
+        touched = {i for s in stems for i in self.worded_by_keyword.get(s, ())}
+        return {i: Lexical.of(self.worded_groups[i], stems) for i in touched}
 
     def data_candidates(self, ctx: RunContext) -> list[int]:
         """DATA rules that could be met by what the run has seen."""
@@ -293,6 +316,7 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.calibration = CALIBRATIONS.get(embedder.id, DEFAULT_CALIBRATION)
+        self.conditions: ConditionModel = condition_model(embedder.id)
         self._snapshots: dict[str, Snapshot] = {}
         self._lock = threading.Lock()
 
@@ -388,6 +412,10 @@ class Retriever:
         chosen += [
             i for i in view.data_candidates(ctx) if data_condition_met(rules[i].trigger, ctx)
         ]
+        # a free-text condition met by the query ("when the invoice is overdue": "chase the
+        # overdue invoices"); predicates are judged on result items and the query's own words
+        plain = [i for i in view.data_worded if rules[i].trigger.predicate is None]
+        chosen += self._worded_met(snap, view, plain, query_vec, ctx.query_stems)
         chosen = snap.ordered(chosen)  # oldest first, as delivered
         chosen.extend(
             self._query_matches(namespace, snap, view.query, query_vec, ctx.query, skill=skill)
@@ -435,6 +463,19 @@ class Retriever:
         pos = {r.id: int(i) for i, r in ((int(j), snap.live[int(j)]) for j in order)}
         return [pos[rid] for rid in best]
 
+    def _worded_met(
+        self, snap: Snapshot, view: View, slots: list[int], vec: Vector, stems: set[str]
+    ) -> list[int]:
+        """The slots whose free-text condition the text (its vector and stems) meets."""
+        if not slots:
+            return []
+        cand = np.array(slots, dtype=np.int64)
+        seen = view.lexical(stems)
+        met = self.conditions.fires(
+            _sims(snap.trigger_vectors, cand, vec), [seen.get(i, NOTHING_SEEN) for i in slots]
+        )
+        return [int(i) for i in cand[met]]
+
     # ------------------------------------------------------------------ stage 2
     def stage2(
         self,
@@ -456,23 +497,18 @@ class Retriever:
             if rules[i].id not in delivered and data_condition_met(rules[i].trigger, ctx)
         ]
         if step_vec is not None and view.data_worded:
-            # "the news turns up litigation" met by a headline that says "sues": the step says
-            # what the condition says in other words
+            # "the news turns up litigation" met by a headline that says "sues", or by a step
+            # that holds all its words; never by one word of several
             met = set(chosen)
-            rest = np.array(
-                [
-                    i
-                    for i in view.data_worded
-                    if i not in met
-                    and rules[i].id not in delivered
-                    # a predicate is judged on structured data, never by resemblance to it
-                    and not (ctx.last_structured and rules[i].trigger.predicate is not None)
-                ],
-                dtype=np.int64,
-            )
-            if rest.size:
-                sims = _sims(snap.trigger_vectors, rest, step_vec)
-                chosen += [int(i) for i in rest[sims >= self.calibration.data_floor]]
+            rest = [
+                i
+                for i in view.data_worded
+                if i not in met
+                and rules[i].id not in delivered
+                # a predicate is judged on structured data, never by resemblance to it
+                and not (ctx.last_structured and rules[i].trigger.predicate is not None)
+            ]
+            chosen += self._worded_met(snap, view, rest, step_vec, ctx.step_stems | ctx.query_stems)
         if last_tool is not None:
             chosen += [
                 i for i in view.after_tool.get(last_tool, ()) if rules[i].id not in delivered
@@ -489,6 +525,12 @@ class Retriever:
             best = passing[np.argsort(-sims[passing], kind="stable")][: self.calibration.top_k]
             chosen.extend(int(i) for i in cand[best])
         return self._resolve(view, rules, chosen, actor)
+
+
+def names_subject(rule: Rule) -> bool:
+    """A subject-scoped rule triggered by its subject's name: a name, not a condition, so
+    its words are matched as words (`data_condition_met`)."""
+    return rule.scope.subject is not None and rule.trigger.text == rule.scope.subject
 
 
 def _stated_condition(rule: Rule) -> tuple[str | None, str, tuple[str, ...]]:

@@ -1,0 +1,124 @@
+"""Is a free-text DATA condition met by the query or a tool step?
+
+A condition that compiles to no threshold, negated value or predicate ("when the invoice is
+overdue") is judged by a fitted line over the vectors retrieval already has and the words:
+the cosine between the condition's vector (the rule's trigger vector) and the text's (the
+masked query at stage 1, the step summary at stage 2), and which of the condition's keyword
+stems the text holds. A condition that lists alternatives ("webhook or API problems",
+"maintenance requests (heating, leaks, mould)") is met by any one of them, so the words are
+counted per alternative: the parts between commas, brackets, slashes and the conjunctions
+or / and / nor. It fires when
+
+    cosine * w_cos + all_seen * w_all + two_seen * w_two + share_seen * w_share + bias >= 0
+
+with all_seen: every keyword of some alternative is there; two_seen: at least two keywords
+are; share_seen: the largest share of an alternative's keywords that is there. all_seen and
+two_seen count for a condition (their weights are bounded at zero from below); the share is
+free, and is fitted negative: words a text shares with the condition raise the cosine by
+themselves, so a text holding part of the words needs a higher cosine than a paraphrase that
+shares none. One word of several is never enough alone: "the invoice is overdue" is not met
+by a step that only mentions an invoice unless the step is also close in meaning.
+
+The weights are fitted per embedder, since cosine scales differ, by
+benchmarks/conditions/calibrate.py on benchmarks/conditions/labelled.yaml; an embedder
+without its own fit is judged on the words alone (`WORDS_ONLY`, fitted by the same script
+with --words-only).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from dctx.text import content_stems
+
+# punctuation and coordinating conjunctions: a closed class, where a list of alternatives
+# divides; a condition without them is one alternative
+_ALTERNATIVES = re.compile(r"[,;()\[\]/]|\b(?:or|and|nor)\b", re.IGNORECASE)
+
+
+def alternatives(condition: str, keywords: Sequence[str]) -> list[frozenset[str]]:
+    """The condition's keywords grouped by the alternatives it lists (one group when it
+    lists none, or when a part's words cannot be told apart from the keywords)."""
+    wanted = set(keywords)
+    parts = [
+        frozenset(s for s in content_stems(p.replace("-", " ")) if s in wanted)
+        for p in _ALTERNATIVES.split(condition)
+    ]
+    groups = [g for g in dict.fromkeys(parts) if g]
+    if not groups or set().union(*groups) != wanted:
+        return [frozenset(wanted)]
+    return groups
+
+
+@dataclass(frozen=True, slots=True)
+class Lexical:
+    """What a text holds of a condition's words."""
+
+    all_seen: bool
+    two_seen: bool
+    share: float
+
+    @classmethod
+    def of(cls, groups: Sequence[frozenset[str]], stems: set[str] | frozenset[str]) -> Lexical:
+        seen = [len(g & stems) / len(g) for g in groups if g]
+        hits = len(set().union(*groups) & stems) if groups else 0
+        best = max(seen, default=0.0)
+        return cls(all_seen=best >= 1.0, two_seen=hits >= 2, share=best)
+
+
+NOTHING_SEEN = Lexical(all_seen=False, two_seen=False, share=0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionModel:
+    """The fitted line; see the module docstring."""
+
+    w_cos: float
+    w_all: float
+    w_two: float
+    w_share: float
+    bias: float
+
+    def fires(
+        self, cosines: npt.NDArray[np.float32], lexical: Sequence[Lexical]
+    ) -> npt.NDArray[np.bool_]:
+        """Per condition: met, given its cosine with the text and what the text holds of
+        its words."""
+        all_seen = np.array([x.all_seen for x in lexical], dtype=np.float32)
+        two_seen = np.array([x.two_seen for x in lexical], dtype=np.float32)
+        share = np.array([x.share for x in lexical], dtype=np.float32)
+        score = (
+            self.w_cos * np.asarray(cosines, dtype=np.float32)
+            + self.w_all * all_seen
+            + self.w_two * two_seen
+            + self.w_share * share
+            + self.bias
+        )
+        return np.asarray(score >= 0.0, dtype=np.bool_)
+
+    def met(
+        self, cosine: float, condition: str, keywords: Sequence[str], stems: Iterable[str]
+    ) -> bool:
+        """One condition against one text (explanations and tests)."""
+        lex = Lexical.of(alternatives(condition, keywords), set(stems))
+        return bool(self.fires(np.array([cosine], dtype=np.float32), [lex])[0])
+
+
+# fitted by benchmarks/conditions/calibrate.py (--embedder minilm, and --words-only);
+# refit and replace these when the labelled set, the step summary or an embedder changes
+CONDITION_MODELS: dict[str, ConditionModel] = {
+    "minilm-l6-v2-int8": ConditionModel(
+        w_cos=6.799, w_all=3.201, w_two=0.132, w_share=-2.125, bias=-2.392
+    ),
+}
+WORDS_ONLY = ConditionModel(w_cos=0.0, w_all=1.891, w_two=0.223, w_share=0.0, bias=-1.057)
+
+
+def condition_model(embedder_id: str) -> ConditionModel:
+    """The fitted model for an embedder's cosines, else the words-only one."""
+    return CONDITION_MODELS.get(embedder_id, WORDS_ONLY)
