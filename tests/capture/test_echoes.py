@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from dctx.capture.corrections import _user_turns
 from dctx.capture.echoes import EchoIndex
 from dctx.capture.parse import parse_messages
+from dctx.capture.turns import user_turn_inputs
 
 TOOL = json.dumps({"rows": [{"note": "Shipping policy: every parcel over 20 kg goes by freight."}]})
 
@@ -55,7 +55,7 @@ def test_only_tool_output_seen_before_the_turn_counts() -> None:
         ],
         conversation_id="echo",
     )
-    (_, first), (_, second) = _user_turns(session)
+    (_, first), (_, second) = user_turn_inputs(session)
     assert first.text.startswith("Every parcel")  # nothing was seen yet: the user's own words
     assert second.text == "right?"
     assert second.pasted_share > 0.5

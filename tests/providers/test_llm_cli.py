@@ -266,3 +266,44 @@ def test_bench_counts_the_expel_critic_tokens(srv: WireServer, scenarios: Path) 
     critic = [r for r in llm_requests(srv) if step_of(r) == "other"]
     assert len(critic) == 1  # one seed session
     assert (usage["llm_calls"], usage["llm_input_tokens"]) == (1, 1)
+
+
+# --------------------------------------------------------------------------- bench real --llm
+
+
+def test_bench_real_llm_overrules_the_reader_and_reports_usage(
+    srv: WireServer, tmp_path: Path
+) -> None:
+    from bench.realconv_kit import write_corpus
+
+    data = write_corpus(tmp_path / "data")
+    base = ["real", "--data", str(data), "--split", "test", "--reader", "heuristic", "--json"]
+    offline = runner.invoke(bench_app, base)
+    assert offline.exit_code == 0, offline.output
+    assert json.loads(offline.stdout)["rules_stored"] >= 1  # the keyword reader keeps the linter
+
+    StepModel(answers={"aftermath": {"aftermath": "one_off"}}).install(srv)
+    spec = f"openai:gpt-4o-mini@{srv.openai_url}"
+    res = runner.invoke(bench_app, [*base, "--llm", spec])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    calls = len(llm_requests(srv))
+    asked = [r for r in llm_requests(srv) if step_of(r) == "aftermath"]
+    assert len(asked) == 3  # every user turn after the agent spoke (the keyword reader is unsure)
+    assert doc["rules_stored"] == 0  # the model read each one as a one-off, and its word stands
+    assert doc["llm"] == spec
+    assert doc["llm_usage"]["llm_calls"] == len(llm_requests(srv))
+    assert doc["llm_usage"]["llm_input_tokens"] == reported(llm_requests(srv))[0]
+
+    md = runner.invoke(bench_app, [*base[:-1], "--llm", spec])
+    assert md.exit_code == 0, md.output
+    assert f"| LLM {spec} | {calls} calls" in md.stdout
+
+
+def test_bench_real_rejects_a_bad_llm_spec_before_any_work(tmp_path: Path) -> None:
+    from bench.realconv_kit import write_corpus
+
+    data = write_corpus(tmp_path / "data")
+    res = runner.invoke(bench_app, ["real", "--data", str(data), "--llm", "nosuch:model"])
+    assert res.exit_code != 0
+    assert "unknown LLM provider 'nosuch'" in res.stderr

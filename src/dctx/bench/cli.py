@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from dctx.bench import approaches as registry
+from dctx.bench.cli_errors import fail
 from dctx.bench.loader import LoadedScenario, load_scenarios
 from dctx.bench.realconv.cli import real
 from dctx.bench.report import dumps, render_markdown, write_outputs
@@ -40,13 +41,6 @@ _err = Console(stderr=True)
 class ModeChoice(enum.StrEnum):
     delivery = "delivery"
     live = "live"
-
-
-def _fail(exc: DctxError) -> typer.Exit:
-    if os.environ.get("DCTX_DEBUG"):
-        raise exc
-    _err.print(f"[red]error:[/red] {exc}", highlight=False, markup=True, soft_wrap=True)
-    return typer.Exit(2)
 
 
 def _auto_jobs() -> int:
@@ -153,7 +147,7 @@ def bench(
         config.validate()
         result = _run_with_progress(loaded, config)
     except DctxError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     notes: list[str] = []
     if out is not None:
         written, notes = write_outputs(result, out)
@@ -204,7 +198,7 @@ def list_scenarios(
     try:
         loaded = load_scenarios(scenarios, dimensions=dimension, ids=scenario_id)
     except DctxError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     rows = [
         {
             "id": ls.scenario.id,
@@ -240,7 +234,7 @@ def validate(
     try:
         loaded = load_scenarios(path)
     except DctxError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     problems = [p for ls in loaded for p in example_problems(ls.scenario)]
     for p in problems:
         typer.echo(p, err=True)

@@ -7,11 +7,11 @@ texts); caching by text makes each distinct text cost one forward pass per proce
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from dctx.providers.base import Embedder, Vector
+from dctx.providers.base import Embedder, Vector, embed_query
 
 
 class CachedEmbedder:
@@ -23,27 +23,39 @@ class CachedEmbedder:
         self.dim = inner.dim
         self.max_entries = max_entries
         self._cache: OrderedDict[str, Vector] = OrderedDict()
+        self._query_cache: OrderedDict[str, Vector] = OrderedDict()  # inner.embed_query's
         self.hits = 0
         self.misses = 0
 
     def embed(self, texts: Sequence[str]) -> Vector:
+        return self._cached(texts, self._cache, self.inner.embed)
+
+    def embed_query(self, texts: Sequence[str]) -> Vector:
+        return self._cached(texts, self._query_cache, lambda ts: embed_query(self.inner, ts))
+
+    def _cached(
+        self,
+        texts: Sequence[str],
+        cache: OrderedDict[str, Vector],
+        embed: Callable[[Sequence[str]], Vector],
+    ) -> Vector:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         todo: dict[str, list[int]] = {}
         for i, t in enumerate(texts):
-            vec = self._cache.get(t)
+            vec = cache.get(t)
             if vec is None:
                 todo.setdefault(t, []).append(i)
             else:
-                self._cache.move_to_end(t)
+                cache.move_to_end(t)
                 out[i] = vec
                 self.hits += 1
         if todo:
             fresh = list(todo)
             self.misses += len(fresh)
-            vecs = np.asarray(self.inner.embed(fresh), dtype=np.float32)
+            vecs = np.asarray(embed(fresh), dtype=np.float32)
             for t, vec in zip(fresh, vecs, strict=True):
                 out[todo[t]] = vec
-                self._cache[t] = vec.copy()
-            while len(self._cache) > self.max_entries:
-                self._cache.popitem(last=False)
+                cache[t] = vec.copy()
+            while len(cache) > self.max_entries:
+                cache.popitem(last=False)
         return out

@@ -24,11 +24,10 @@ from dctx.capture.cues import (
     classify_sentence,
     strip_filler,
 )
-from dctx.capture.echoes import EchoIndex
-from dctx.capture.pasted import read_user_turn
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.subjects import SubjectTracker, mask_names
+from dctx.capture.turns import user_turn_inputs
 from dctx.models import Message, Session
 from dctx.text import sentences
 
@@ -64,7 +63,7 @@ def find_corrections(
     ctx = session_context(session)
     reader = reader or default_reader()
     admit = bands_for(reader)
-    turns = _user_turns(session)
+    turns = user_turn_inputs(session)
     taught = [(m, t) for m, t in turns if teaches is None or teaches(m)]
     verdicts = reader.read([t for _, t in taught])
     decided = dict(zip((m.index for m, _ in taught), verdicts, strict=True))
@@ -139,38 +138,6 @@ def find_corrections(
             chain += 1
         situation.append(f"user: {text}"[:600])
     return signals
-
-
-def _user_turns(session: Session) -> list[tuple[Message, TurnInput]]:
-    """Each user turn with what the reader sees of it: the user's own words, the agent output
-    it answers, and the client's signals."""
-    out: list[tuple[Message, TurnInput]] = []
-    previous = ""
-    seen_assistant = False
-    echoes = EchoIndex()
-    for msg in session.messages:
-        if msg.role == "assistant":
-            previous, seen_assistant = describe_step(msg), True
-        if msg.role == "tool":
-            echoes.add(msg.content or "")
-        if msg.role != "user":
-            continue
-        turn = read_user_turn(msg.content or "")
-        text, echoed = echoes.cut(turn.text)  # the tool's words, repeated, are still data
-        out.append(
-            (
-                msg,
-                TurnInput(
-                    text=text,
-                    previous_output=previous,
-                    first_turn=not seen_assistant,
-                    interrupted=turn.interrupted,
-                    rejected_tool=turn.rejected_tool,
-                    pasted_share=min(1.0, turn.pasted_share + echoed / max(len(turn.raw), 1)),
-                ),
-            )
-        )
-    return out
 
 
 # how sure the reader must be to take a turn in which the cues find no directive sentence

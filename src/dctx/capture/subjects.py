@@ -69,7 +69,9 @@ class SubjectTracker:
                 continue
             if re.search(r"\d", value) and not re.search(r"[A-Za-z]{3,}", value):
                 continue
-            self._subjects.setdefault(value.strip(), match.group(1).lower())
+            name = value.strip()
+            if not self._subjects.get(name):  # a call says what a name seen in text is
+                self._subjects[name] = match.group(1).lower()
 
     def observe_text(self, text: str) -> None:
         for m in _PROPER.finditer(text or ""):

@@ -261,8 +261,8 @@ def _generalize(
         if subject.lower() in keep:
             continue
         key = signal.subject_keys.get(subject, "")
-        if not key and re.fullmatch(r"[A-Z][a-z]+", subject):
-            continue  # one capitalized word seen only in text ("Gold members"): maybe no name
+        if not key:
+            continue  # a name seen only in text (a product, a person): part of what was meant
         term = generic_term(key)
         for variant in name_variants(subject):
             text = re.sub(

@@ -22,7 +22,7 @@ from dctx.errors import StoreError
 from dctx.inject.budget import pack
 from dctx.inject.format import rule_line, stage1_messages, system_block
 from dctx.models import Rule, RuleEvent, RuleEventKind, Unit
-from dctx.providers.base import Embedder
+from dctx.providers.base import Embedder, embed_query
 from dctx.providers.usage import UsageMeter, UsageTotals, metering
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.engine import Retriever
@@ -74,7 +74,7 @@ class Run:
             self._stage1()
 
     def _stage1(self) -> None:
-        query_vec = self.embedder.embed([mask_names(self.query)])[0]
+        query_vec = embed_query(self.embedder, [mask_names(self.query)])[0]
         found = self.retriever.stage1(
             self.namespace,
             skill=self.skill,
@@ -128,7 +128,7 @@ class Run:
         self.decision_point += 1
         self.ctx.add_step(name, arguments, result)
         with metering(self._meter):
-            step_vec = self.embedder.embed([self.ctx.summaries[-1]])[0]
+            step_vec = embed_query(self.embedder, [self.ctx.summaries[-1]])[0]
         found = self.retriever.stage2(
             self.namespace,
             skill=self.skill,

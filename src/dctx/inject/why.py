@@ -18,6 +18,7 @@ import numpy as np
 from dctx.capture.subjects import mask_names
 from dctx.inject.run import Run
 from dctx.models import Rule, RuleStatus, TriggerKind
+from dctx.providers.base import embed_query
 from dctx.retrieve.condition_match import ConditionModel
 from dctx.retrieve.conflicts import Decision
 from dctx.retrieve.context import RunContext, data_condition_met
@@ -229,7 +230,7 @@ def _query_check(check: PointCheck, run: Run, rule: Rule, dp: int) -> None:
         return
     cal = run.retriever.calibration
     if dp == 0:
-        vec = run.embedder.embed([mask_names(run.query)])[0]  # as Run embeds the query
+        vec = embed_query(run.embedder, [mask_names(run.query)])[0]  # as Run embeds the query
         check.floor = cal.query_floor
         snap = run.retriever.snapshot(run.namespace)
         passed = run.retriever._query_matches(
@@ -238,7 +239,7 @@ def _query_check(check: PointCheck, run: Run, rule: Rule, dp: int) -> None:
         check.eligible = bool(passed)
         label = "query"
     else:
-        vec = run.embedder.embed([run.ctx.summaries[-1]])[0]  # as Run.observe embeds it
+        vec = embed_query(run.embedder, [run.ctx.summaries[-1]])[0]  # as Run.observe embeds it
         check.floor = cal.step_floor
         label = "tool step"
     check.similarity = vectors.similarity(rule.id, vec)
@@ -293,7 +294,7 @@ def explain_run(
     for rule, expl in zip(rules, out, strict=True):
         expl.conflict = explain_conflict(retriever, rule, namespace=ns, skill=skill, actor=actor)
         losses.append(expl.conflict["summary"] if expl.conflict["lost"] else None)
-    query_vec = run.embedder.embed([query])[0]
+    query_vec = embed_query(run.embedder, [query])[0]
     found = retriever.stage1(
         ns, skill=skill, actor=actor, ctx=run.ctx, query_vec=query_vec, tools=run.tools
     )
@@ -304,7 +305,7 @@ def explain_run(
     for call, result in steps:
         before = {d.rule.id for d in run.deliveries}
         run.observe(call, result)
-        step_vec = run.embedder.embed([run.ctx.summaries[-1]])[0]
+        step_vec = embed_query(run.embedder, [run.ctx.summaries[-1]])[0]
         found = retriever.stage2(
             ns, skill=skill, actor=actor, ctx=run.ctx, step_vec=step_vec, delivered=before
         )

@@ -2,6 +2,9 @@
 
 An embedder's one essential primitive is `embed(texts) -> (n, dim) float32, L2-normalized`.
 Its `id` names the model and its settings; a store records it and refuses vectors from another.
+Query and step texts, embedded at every decision point and only compared with stored vectors,
+go through `embed_query`: an embedder may offer a faster path for them (MiniLM's quantized
+copy); any other embedder's `embed` serves.
 
 An LLM's one essential primitive is `complete(system, user, schema) -> text`. Capture and
 compile call it only when configured, and fall back to the deterministic path on any failure.
@@ -27,6 +30,14 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vector:
         """Return an (len(texts), dim) float32 array with L2-normalized rows."""
         ...
+
+
+def embed_query(embedder: Embedder, texts: Sequence[str]) -> Vector:
+    """Vectors for query or step texts: `embedder.embed_query` when it has one, else `embed`."""
+    fast = getattr(embedder, "embed_query", None)
+    if callable(fast):
+        return fast(texts)  # type: ignore[no-any-return]
+    return embedder.embed(texts)
 
 
 @dataclass(slots=True)

@@ -68,17 +68,24 @@ _SHORT = 120  # longer string values are prose or payload, not a salient value
 
 
 def step_summary(tool: str, arguments: str, result: str) -> str:
-    """The compact form of a step that is embedded: the tool name, then each key and short
-    string value of the arguments and result, once, in order; numbers are left out (they
-    differ on every call, and thresholds read them from `numbers`). Embedding this instead
-    of the raw text costs a fraction of the forward pass and keeps what a situation is about;
-    equal summaries share one cached vector. Non-JSON results contribute their first words."""
+    """The compact form of a step that is embedded: the tool name, then the words of each key
+    not said before and each short string value, once, in order. Numbers are left out (they
+    differ on every call, and thresholds read them from `numbers`), and so are string values
+    without a letter (dates, amounts, numeric ids: nothing an embedder matches in words). A
+    list's keys said once per item ("results date, results source, ...") would weigh its
+    structure above its content; values stay whole, names included, as they read. Embedding
+    this instead of the raw text costs a fraction of the forward pass and keeps what a
+    situation is about; equal summaries share one cached vector. Non-JSON results contribute
+    their first words."""
     seen: dict[str, None] = {tool: None}
+    key_words: set[str] = set()
     fields = json_fields(arguments) + json_fields(result)
     for path, value in fields:
-        if path:
-            seen.setdefault(" ".join(path[-2:]), None)
-        if isinstance(value, str) and value.strip() and len(value) <= _SHORT:
+        fresh = [w for w in " ".join(path[-2:]).split() if w.lower() not in key_words]
+        key_words.update(w.lower() for w in fresh)
+        if fresh:
+            seen.setdefault(" ".join(fresh), None)
+        if isinstance(value, str) and len(value) <= _SHORT and any(c.isalpha() for c in value):
             seen.setdefault(value.strip(), None)
     text = " ".join(seen)
     if not json_fields(result) and result.strip():

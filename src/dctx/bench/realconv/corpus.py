@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dctx.capture.pasted import read_user_turn
 from dctx.capture.reading.base import TurnInput, TurnKind
+from dctx.capture.turns import user_turn_inputs
 from dctx.errors import TraceFormatError
 from dctx.models import Message, Session
 
@@ -51,32 +51,12 @@ class LabelledSession:
         )
 
     def turn_inputs(self) -> list[tuple[LabelledTurn, TurnInput]]:
-        """Each labelled user turn with what the reader sees of it."""
-        out: list[tuple[LabelledTurn, TurnInput]] = []
-        previous = ""
-        seen_assistant = False
-        for msg in self.messages:
-            if msg.role == "assistant":
-                previous, seen_assistant = msg.content, True
-                continue
-            label = self.labels.get(msg.index)
-            if label is None:
-                continue
-            turn = read_user_turn(msg.content)
-            out.append(
-                (
-                    label,
-                    TurnInput(
-                        text=turn.text,
-                        previous_output=previous,
-                        first_turn=not seen_assistant,
-                        interrupted=turn.interrupted,
-                        rejected_tool=turn.rejected_tool,
-                        pasted_share=turn.pasted_share,
-                    ),
-                )
-            )
-        return out
+        """Each labelled user turn with what the reader sees of it in capture."""
+        return [
+            (self.labels[msg.index], turn)
+            for msg, turn in user_turn_inputs(self.to_session())
+            if msg.index in self.labels
+        ]
 
 
 def load_corpus(

@@ -75,6 +75,8 @@ class RealConvReport:
     rulebook_active: int = 0  # active rules at the end of the replay
     rulebook_candidate: int = 0
     false_rules: list[str] = field(default_factory=list)  # stored rule texts on wrong turns
+    llm: str = ""  # the LLM capture consulted, if any
+    llm_usage: dict[str, int] = field(default_factory=dict)  # its calls, tokens, fallbacks
 
     @property
     def stored_precision(self) -> float:
