@@ -14,6 +14,7 @@ from typing import Any
 import snowballstemmer
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'\-]*|\d+(?:\.\d+)?")
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
 # no split after "i.e." / "e.g." / "vs." / "etc.": they continue the sentence; nor at ";",
 # which joins clauses of one thought (a rule ladder "NRR < 100 -> at-risk; otherwise ...")
 _SENT_SPLIT = re.compile(
@@ -56,6 +57,8 @@ def words(text: str) -> list[str]:
     """Lower-cased word tokens (identifiers split on underscores and hyphens too)."""
     out: list[str] = []
     for tok in _WORD.findall(text):
+        if _ACRONYM_PLURAL.fullmatch(tok):
+            tok = tok[:-1]  # "RMAs" is "RMA"s: the stemmer cannot tell, as "rmas" has no suffix
         low = tok.lower().strip("'-")
         if not low:
             continue

@@ -94,7 +94,12 @@ def test_minilm_meets_it_in_other_words(tmp_path: Path, embedder: Embedder) -> N
     ("condition", "groups"),
     [
         ("the invoice is overdue", [{"invoic", "overdu"}]),
-        ("webhook or API problems", [{"webhook"}, {"api", "problem"}]),
+        # the head noun is shared: webhook problems or API problems
+        ("webhook or API problems", [{"webhook"}, {"api"}]),
+        (
+            "hardware RMAs (dead batteries, faults)",
+            [{"hardwar", "rma"}, {"dead", "batteri"}, {"fault"}],
+        ),
         ("repairs of heating, leaks or mould", [{"repair", "heat"}, {"leak"}, {"mould"}]),
     ],
 )
@@ -116,3 +121,23 @@ def test_an_alternative_seen_whole_meets_it_a_word_of_one_does_not() -> None:
 def test_an_embedder_without_a_fit_is_judged_on_words() -> None:
     assert condition_model("no-such-embedder") is WORDS_ONLY
     assert condition_model("minilm-l6-v2-int8") is not WORDS_ONLY
+
+
+@pytest.mark.parametrize(
+    ("condition", "keywords"),
+    [
+        ("anything about a specific order", ["order"]),
+        ("a subscription business like this", ["subscript"]),
+        ("you tell a customer about a refund", ["refund"]),
+    ],
+)
+def test_words_that_carry_no_condition_are_no_keywords(condition: str, keywords: list[str]) -> None:
+    from dctx.compile.triggers import data_trigger
+
+    assert data_trigger(condition).keywords == keywords
+
+
+def test_an_acronym_in_the_plural_is_the_acronym() -> None:
+    from dctx.text import content_stems
+
+    assert content_stems("hardware RMAs") == content_stems("hardware RMA") == ["hardwar", "rma"]

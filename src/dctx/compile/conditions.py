@@ -96,8 +96,9 @@ _ASKS_WHETHER = re.compile(
 _NUMERIC = re.compile(
     r"(?P<terms>[a-z][a-z_ \-']{1,60}?)\s+(?:is|are|was|were|falls?|drops?|goes|gets|comes in|"
     r"stays?|sits?|runs?)?\s*(?P<op>at or (?:above|over|below|under)|below|under|less than|"
-    r"lower than|fewer than|shorter than|"
-    r"<=|<|above|over|more than|greater than|higher than|longer than|exceeds?|>=|>|at least|"
+    r"lower than|fewer than|shorter than|younger than|newer than|"
+    r"<=|<|above|over|more than|greater than|higher than|longer than|older than|exceeds?|>=|>|"
+    r"at least|"
     r"at most|no more than|no less than)\s*[$€£]?\s*(?P<num>\d+(?:[.,]\d+)?)\s*"
     r"(?P<unit>%|percent\b|million\b|billion\b|thousand\b|months?\b|days?\b|weeks?\b|years?\b|"
     r"hours?\b|mm\b|bn\b|k\b|m\b)?(?:\s+(?:of|in)\s+(?P<after>[a-z][a-z_ \-]{1,40}))?",
@@ -126,6 +127,8 @@ _OPS = {
     "lower than": "<",
     "fewer than": "<",
     "shorter than": "<",
+    "younger than": "<",
+    "newer than": "<",
     "<": "<",
     "<=": "<=",
     "at most": "<=",
@@ -136,6 +139,7 @@ _OPS = {
     "greater than": ">",
     "higher than": ">",
     "longer than": ">",
+    "older than": ">",
     "exceed": ">",
     "exceeds": ">",
     ">": ">",
@@ -274,7 +278,11 @@ def _opens_imperative(text: str) -> bool:
     return bool(words) and (words[0] in IMPERATIVE_VERBS or words[0] in {"don't", "never"})
 
 
-_NOT_KEYWORDS = frozenset("ask request want everi each all kind thing stuff".split())
+# stems that carry no condition: asking and telling, "every/kind of", and words that only
+# point at some instance ("a specific order", "a business like this")
+_NOT_KEYWORDS = frozenset(
+    "ask request want tell everi each all kind thing stuff specif particular certain like".split()
+)
 
 
 # "the news mentions an acquisition": what must be seen is the object, not the source
@@ -320,7 +328,14 @@ def _is_class_qualifier(cond: str, subjects: list[str]) -> bool:
     return bool(stems) or bool(_NUMERIC.search(cond))
 
 
+# "net burn is negative": a sign is a threshold at zero
+_NEGATIVE = re.compile(r"\b(is|are|was|were|turns?|goes|stays?)\s+negative\b", re.IGNORECASE)
+
+
 def parse_numeric(cond: str) -> NumericCondition | None:
+    """The threshold a condition states ("runway under 12 months", "orders older than 30
+    days", "net burn is negative"), or None."""
+    cond = _NEGATIVE.sub(r"\1 below 0", cond)
     m = _NUMERIC.search(cond)
     if not m:
         return None

@@ -52,7 +52,22 @@ def alternatives(condition: str, keywords: Sequence[str]) -> list[frozenset[str]
     groups = [g for g in dict.fromkeys(parts) if g]
     if not groups or set().union(*groups) != wanted:
         return [frozenset(wanted)]
-    return groups
+    return _shared_head(groups, condition, keywords)
+
+
+def _shared_head(
+    groups: list[frozenset[str]], condition: str, keywords: Sequence[str]
+) -> list[frozenset[str]]:
+    """ "webhook or API problems" lists webhook problems and API problems: when each earlier
+    alternative is one modifier and the last ends in the condition's final noun, that noun
+    is the class they share, and the modifiers tell the alternatives apart."""
+    *earlier, last = groups
+    head = keywords[-1] if keywords else None
+    if not earlier or len(last) < 2 or head not in last or any(len(g) != 1 for g in earlier):
+        return groups
+    if not _ALTERNATIVES.split(condition)[-1].strip():
+        return groups  # the list ends in a bracket or comma: no head follows it
+    return [*earlier, last - {head}]
 
 
 @dataclass(frozen=True, slots=True)
