@@ -1,7 +1,8 @@
-"""Shared demo data for the integration examples: two earlier sessions to learn from, one tool.
+"""Shared demo data for the integration examples: three earlier sessions to learn from, one tool.
 
-Session 1: `get_price` failed on the retired `yahoo_legacy` source and worked on `polygon`
-(dctx learns a tool rule from the structure of the calls, and compiles a guard from it).
+Sessions 1 and 3: `get_price` failed on the retired `yahoo_legacy` source and worked on
+`polygon` (dctx learns a tool rule from the structure of the calls once it has seen it in two
+conversations, and compiles a guard from it).
 Session 2: the analyst corrected the answer's format and asked for a flag on high P/E ratios
 (a stage-1 rule, and a stage-2 rule that fires only once a tool result shows P/E above 30).
 """
@@ -26,34 +27,36 @@ def _call(call_id: str, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _retired_feed(name: str, ticker: str, price: float) -> list[dict[str, Any]]:
+    """A session where the retired feed failed and polygon had the quote."""
+    return [
+        {"role": "user", "content": f"Where is {name} ({ticker}) trading?"},
+        {
+            "role": "assistant",
+            "tool_calls": [_call("c1", {"ticker": ticker, "source": "yahoo_legacy"})],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "is_error": True,
+            "content": '{"error": "the yahoo_legacy feed was retired"}',
+        },
+        {
+            "role": "assistant",
+            "tool_calls": [_call("c2", {"ticker": ticker, "source": "polygon"})],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c2",
+            "content": json.dumps({"ticker": ticker, "price": price, "pe_ratio": 14}),
+        },
+        {"role": "assistant", "content": f"{name} trades at {price}."},
+        {"role": "user", "content": "thanks"},
+    ]
+
+
 SEED: list[tuple[str, list[dict[str, Any]]]] = [
-    (
-        "demo-s1",
-        [
-            {"role": "user", "content": "Where is Initech (INTC2) trading?"},
-            {
-                "role": "assistant",
-                "tool_calls": [_call("c1", {"ticker": "INTC2", "source": "yahoo_legacy"})],
-            },
-            {
-                "role": "tool",
-                "tool_call_id": "c1",
-                "is_error": True,
-                "content": '{"error": "the yahoo_legacy feed was retired"}',
-            },
-            {
-                "role": "assistant",
-                "tool_calls": [_call("c2", {"ticker": "INTC2", "source": "polygon"})],
-            },
-            {
-                "role": "tool",
-                "tool_call_id": "c2",
-                "content": '{"ticker": "INTC2", "price": 12.5, "pe_ratio": 14}',
-            },
-            {"role": "assistant", "content": "Initech trades at 12.5."},
-            {"role": "user", "content": "thanks"},
-        ],
-    ),
+    ("demo-s1", _retired_feed("Initech", "INTC2", 12.5)),
     (
         "demo-s2",
         [
@@ -67,6 +70,7 @@ SEED: list[tuple[str, list[dict[str, Any]]]] = [
             {"role": "assistant", "content": "Understood."},
         ],
     ),
+    ("demo-s3", _retired_feed("Umbrella", "UMBR", 7.75)),
 ]
 
 

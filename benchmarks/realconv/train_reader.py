@@ -4,6 +4,7 @@ corpus in benchmarks/realconv/data/.
     pip install -e '.[train]'
     python benchmarks/realconv/train_reader.py            # writes the shipped model
     python benchmarks/realconv/train_reader.py --out /tmp/m   # somewhere else
+    python benchmarks/realconv/train_reader.py --splits train --cache /tmp/feat  # dev held out
 
 Trained on the train and dev splits (real and synthetic turns). Model selection, the
 calibration of the lasting score (Platt) and the admission thresholds come from out-of-fold
@@ -24,8 +25,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import average_precision_score
 from sklearn.model_selection import GroupKFold
 
-from dctx.bench.realconv.corpus import DEFAULT_DATA, load_corpus
+from dctx.bench.realconv.corpus import DEFAULT_DATA, _read, load_corpus
 from dctx.capture.reading.base import LASTING, TurnKind
+from dctx.capture.reading.features import NAMES
 from dctx.capture.reading.learned import Thresholds, TurnModel, feature_matrix
 from dctx.providers.embedders import get_embedder
 
@@ -36,8 +38,35 @@ ACTIVE_BETA = 1.0
 CANDIDATE_BETA = 2.0
 
 
+def _cached_rows(data: Path, splits: list[str], cache: Path, embedder):  # type: ignore[no-untyped-def]
+    """_rows of every corpus file, each file's features kept under `cache`."""
+    parts = [
+        _file_rows(p, split, cache, embedder)
+        for p in sorted(data.glob("*.jsonl"))
+        for split in splits
+    ]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
+
+
+def _file_rows(path: Path, split: str, cache: Path, embedder):  # type: ignore[no-untyped-def]
+    """_rows of one file's split, kept under `cache` by the file's content hash (MiniLM is
+    the slow part; a corpus file that did not change is not read again)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    dest = cache / f"{path.stem}-{digest}-{split}.npz"
+    if not dest.exists():
+        x, y, groups, real = _rows([s for s in _read(path) if s.split == split], embedder)
+        np.savez(dest, x=x, y=y, groups=groups, real=real)
+    with np.load(dest, allow_pickle=False) as d:
+        return d["x"], d["y"], d["groups"], d["real"]
+
+
 def _rows(sessions, embedder):  # type: ignore[no-untyped-def]
     pairs = [(s, lab, t) for s in sessions for lab, t in s.turn_inputs()]
+    if not pairs:
+        return np.zeros((0, 2 * embedder.dim + 1 + len(NAMES)), np.float32), *(
+            np.array([], dtype=k) for k in (str, str, bool)
+        )
     x = feature_matrix(embedder, [t for _, _, t in pairs])
     y = np.array([lab.kind.value for _, lab, _ in pairs])
     groups = np.array([_group(s) for s, _, _ in pairs])
@@ -73,10 +102,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=MODEL_DIR)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--synthetic-weight", type=float, default=1.0)
+    ap.add_argument("--splits", default="train,dev", help="what to train on (never test)")
+    ap.add_argument("--cache", type=Path, help="keep the features of each corpus file here")
     args = ap.parse_args(argv)
+    splits = [s for s in args.splits.split(",") if s]
+    if "test" in splits:
+        ap.error("the test split is the evaluation set; train on train and dev only")
     embedder = get_embedder("minilm")
-    sessions = load_corpus(args.data, splits=["train", "dev"])
-    x, y, groups, real = _rows(sessions, embedder)
+    if args.cache is not None:
+        x, y, groups, real = _cached_rows(args.data, splits, args.cache, embedder)
+    else:
+        x, y, groups, real = _rows(load_corpus(args.data, splits=splits), embedder)
     lasting = np.array([TurnKind(v) in LASTING for v in y])
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
     xs = (x - mean) / scale
@@ -133,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         meta={
             "version": dt.date.today().isoformat(),
             "trained_on": {f.name: hashlib.sha256(f.read_bytes()).hexdigest()[:16] for f in files},
-            "splits": ["train", "dev"],
+            "splits": splits,
+            "synthetic_weight": args.synthetic_weight,
             "turns": len(y),
             "real_turns": int(real.sum()),
             "real_lasting_turns": int(lasting[real].sum()),

@@ -25,16 +25,21 @@ from dctx.capture.corrections import find_corrections
 from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
 from dctx.capture.reading.base import TurnClassifier
+from dctx.capture.reading.default import default_reader
+from dctx.capture.reading.preread import PrereadReader
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
+from dctx.capture.replacements import replacement_lessons
 from dctx.capture.review import review_signals
 from dctx.capture.roles import RolePolicy, resolve_policy
 from dctx.capture.self_assess import assess
+from dctx.capture.turns import user_turn_inputs
 from dctx.compile.admission import DEFAULT_ADMISSION, Admission
 from dctx.compile.compiler import ForeseenChains, compile_signals, foreseen_texts
 from dctx.compile.handover import hand_over
 from dctx.compile.maintain import Rulebook
 from dctx.compile.outcome_events import capture_events
 from dctx.compile.outcomes import DEFAULT_OUTCOMES, OutcomePolicy
+from dctx.compile.tool_reversals import apply_reversals, unsupported
 from dctx.compile.triggers import parse_trigger
 from dctx.errors import ConfigError, ConflictError, NotFoundError
 from dctx.inject.run import Run, new_run_id
@@ -54,13 +59,14 @@ from dctx.models import (
     to_dict,
     utcnow,
 )
-from dctx.providers.base import LLM, Embedder
+from dctx.providers.base import LLM, Embedder, forget_texts
 from dctx.providers.embedders import get_embedder
 from dctx.providers.memo_embedder import MemoEmbedder
 from dctx.providers.usage import UsageTotals, metering
 from dctx.retrieve.engine import Retriever
 from dctx.store.base import CaptureBatch, Store
 from dctx.store.pending_cache import PendingCache
+from dctx.text import forget_words
 from dctx.validation import (
     DEFAULT_LIMITS,
     Limits,
@@ -72,7 +78,7 @@ from dctx.validation import (
 
 if TYPE_CHECKING:
     from dctx.capture.transcripts import TranscriptReport
-    from dctx.providers.llm_pipeline import LLMPipeline
+    from dctx.llm_pipeline import LLMPipeline
     from dctx.review.health import HealthReport
     from dctx.review.stale import StaleRule
 
@@ -168,8 +174,8 @@ class Memory:
         self.llm: LLM | None = None
         self._llm_steps: LLMPipeline | None = None
         if llm is not None:
+            from dctx.llm_pipeline import LLMPipeline
             from dctx.providers.llm import resolve_llm
-            from dctx.providers.llm_pipeline import LLMPipeline
 
             self.llm = resolve_llm(llm)
             self._llm_steps = LLMPipeline(self.llm, self.store)
@@ -327,12 +333,13 @@ class Memory:
         embed, computed without writing (LLM answers wait in the pending cache)."""
         work = _Prepared(namespace, sessions, CaptureBatch(sessions=list(sessions)))
         policies = self.store.role_policies(namespace)
+        reader = self._batch_reader(sessions, policies)
         for session in sorted(sessions, key=lambda s: s.timestamp):
             classifier = self.classifier
             if classifier is None and steps is not None:
                 classifier = steps.classifier(session)
             policy = resolve_policy(policies, session.skill)
-            signals = find_corrections(session, classifier, self.reader, teaches=policy.teaches)
+            signals = find_corrections(session, classifier, reader, teaches=policy.teaches)
             signals = policy.apply(signals, session)
             subjects = signals[-1].subjects if signals else []
             graph = build_graph(session, subjects)
@@ -346,6 +353,24 @@ class Memory:
             work.batch.node_vectors.update(node_vectors(self.embedder, work.batch.nodes))
         embedder.prime(foreseen_texts(work.corrections, work.tool_signals, chains))
         return work
+
+    def _batch_reader(
+        self, sessions: list[Session], policies: Mapping[str | None, Mapping[str, Any]]
+    ) -> TurnClassifier | None:
+        """The turn reader for these sessions: with several, one that has read every turn
+        they teach in one batch (capture/reading/preread.py); the same verdicts."""
+        if len(sessions) < 2:
+            return self.reader
+        reader = PrereadReader(self.reader or default_reader())
+        reader.prime(
+            [
+                turn
+                for session in sessions
+                for message, turn in user_turn_inputs(session)
+                if resolve_policy(policies, session.skill).teaches(message)
+            ]
+        )
+        return reader
 
     def _merge_and_write(
         self,
@@ -368,6 +393,7 @@ class Memory:
         tool_signals.extend(recurring_failures(self.store, sessions, tool_signals))
         tool_signals.extend(fruitless_lookups(self.store, sessions))
         tool_signals.extend(empty_fallbacks(self.store, sessions))
+        tool_signals, reversals = replacement_lessons(self.store, sessions, tool_signals)
         corrections = work.corrections
         report.corrections += sum(1 for c in corrections if c.aftermath.value == "correction")
         report.withdrawals += sum(1 for c in corrections if c.aftermath.value == "withdrawal")
@@ -411,6 +437,11 @@ class Memory:
             status_before,
             batch,
         )
+        reversed_rules, reversal_events = apply_reversals(rulebook.rules, reversals)
+        for rule in reversed_rules:
+            if rule.id not in result.maintenance.new_vectors:
+                result.maintenance.changed[rule.id] = rule
+        events.extend(reversal_events)
         batch.rules = new_rules + list(result.maintenance.changed.values())
         expired = self._expire_candidates(index.rules, sessions, batch.rules)
         batch.rules.extend(expired)
@@ -850,7 +881,8 @@ class Memory:
         """Delete everything derived from `actor`. A team rule they authored that others agreed
         with is kept, rewritten as the others said it, with only their support and evidence
         (compile/handover.py); a rule resting only on their evidence is deleted; a lesson from
-        tool output that their sightings admitted is a candidate again."""
+        tool output that their sightings admitted, or a replacement lesson ("use B instead of
+        A") their conversations' counts admitted, is a candidate again."""
         ns = self._namespace(namespace)
         actor = identifier(actor, "actor", limits=self.limits)
         kept = [
@@ -858,31 +890,61 @@ class Memory:
             for r in self.store.list_rules(namespace=ns, actor=actor)
             if hand_over(r, actor) is not None
         ]
-        if kept:
-            vecs = self.embedder.embed(
-                [t for r in kept for t in (r.text, r.trigger.text or r.text)]
-            )
-            self.store.write(
-                CaptureBatch(
-                    rules=kept,
-                    rule_vectors={r.id: (vecs[2 * i], vecs[2 * i + 1]) for i, r in enumerate(kept)},
-                    edges=[
-                        Edge(r.id, EdgeType.FORGED_FROM, e) for r in kept for e in r.evidence_ids
-                    ],
+        texts = [t for r in kept for t in (r.text, r.trigger.text or r.text)]
+        vecs = self.embedder.embed(texts) if texts else None  # before any lock is taken
+        # one transaction: what lost its support is demoted before the forget is final (and,
+        # on SQLite, before the WAL is truncated: no page written after it holds old data)
+        with self.store.transaction():
+            if vecs is not None:
+                self.store.write(
+                    CaptureBatch(
+                        rules=kept,
+                        rule_vectors={
+                            r.id: (vecs[2 * i], vecs[2 * i + 1]) for i, r in enumerate(kept)
+                        },
+                        edges=[
+                            Edge(r.id, EdgeType.FORGED_FROM, e)
+                            for r in kept
+                            for e in r.evidence_ids
+                        ],
+                    )
                 )
-            )
-        counts = self.store.forget_actor(ns, actor)
-        counts["rules_kept"] = len(kept)
-        lapsed = [
-            r
-            for r in self.store.list_rules(namespace=ns, statuses=[RuleStatus.ACTIVE])
-            if self.admission.lapsed(r)
-        ]
-        for rule in lapsed:  # what admitted it is forgotten: a candidate again
+            held = {r.id for r, _ in unsupported(self.store, self._live(ns))}
+            counts = self.store.forget_actor(ns, actor)
+            counts["rules_kept"] = len(kept)
+            counts["rules_demoted"] = self._demote_unsupported(ns, held)
+        # nothing in this process stays keyed by their words: the embedders' caches (the
+        # turn reader's too: it caches every turn it read) and the word caches
+        forget_texts(self.embedder)
+        reader_embedder = getattr(self.reader or default_reader(), "embedder", None)
+        if isinstance(reader_embedder, Embedder):
+            forget_texts(reader_embedder)
+        forget_words()
+        return counts
+
+    def _live(self, namespace: str) -> list[Rule]:
+        return self.store.list_rules(
+            namespace=namespace, statuses=[RuleStatus.ACTIVE, RuleStatus.DRAFT]
+        )
+
+    def _demote_unsupported(self, namespace: str, held: set[str]) -> int:
+        """After a forget: active lessons that the forgotten sightings admitted, and
+        replacement lessons their conversations' counts admitted (unsupported now, not in
+        `held`, those unsupported before), are candidates again."""
+        live = self._live(namespace)
+        lapsed = [r for r in live if self.admission.lapsed(r)]
+        for rule in lapsed:
             note = "the sightings that admitted it were forgotten"
             self.set_status(rule.id, RuleStatus.CANDIDATE, note)
-        counts["rules_demoted"] = len(lapsed)
-        return counts
+        ids = {r.id for r in lapsed}
+        unsupported_now = [
+            (rule, why)
+            for rule, why in unsupported(self.store, [r for r in live if r.id not in ids])
+            if rule.id not in held
+        ]
+        for rule, why in unsupported_now:
+            self.set_status(rule.id, RuleStatus.CANDIDATE, f"conversations forgotten: {why}")
+        return len(lapsed) + len(unsupported_now)
 
     def _namespace(self, namespace: str | None) -> str:
         if namespace is None:

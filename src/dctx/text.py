@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import snowballstemmer
@@ -53,6 +54,13 @@ def stem(word: str) -> str:
     return str(_stemmer().stemWord(word.lower()))
 
 
+def forget_words() -> None:
+    """Empty the word caches (stems, key stems, key-path words: keyed by the words of every
+    text read), after a forget."""
+    for cache in (stem, key_stems, _path_words):
+        cache.cache_clear()
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (identifiers split on underscores and hyphens too)."""
     out: list[str] = []
@@ -80,19 +88,78 @@ def content_stems(text: str, *, drop_generic: bool = False) -> list[str]:
     return list(seen)
 
 
+@functools.lru_cache(maxsize=16384)
+def key_stems(key: str) -> tuple[str, ...]:
+    """`content_stems` of a JSON key, remembered: every result of a tool repeats its keys."""
+    return tuple(content_stems(key))
+
+
 def sentences(text: str) -> list[str]:
     """Split a message into sentences (and lines); keeps the punctuation."""
     parts = [p.strip() for p in _SENT_SPLIT.split(text or "")]
     return [p for p in parts if p]
 
 
+# punctuation and coordinating conjunctions: a closed class, where a list of alternatives
+# divides; a condition without them is one alternative
+_ALTERNATIVES = re.compile(r"[,;()\[\]/]|\b(?:or|and|nor)\b", re.IGNORECASE)
+
+
+def alternatives(condition: str, keywords: Sequence[str]) -> list[frozenset[str]]:
+    """A condition's keyword stems grouped by the alternatives it lists ("repairs of heating,
+    leaks or mould": repair heating, leaks, mould), so each can be met apart. One group when
+    it lists none, or when a part's words cannot be told apart from the keywords."""
+    wanted = set(keywords)
+    parts = [
+        frozenset(s for s in content_stems(p.replace("-", " ")) if s in wanted)
+        for p in _ALTERNATIVES.split(condition)
+    ]
+    groups = [g for g in dict.fromkeys(parts) if g]
+    if not groups or set().union(*groups) != wanted:
+        return [frozenset(wanted)]
+    return _shared_head(groups, condition, keywords)
+
+
+def lists_alternatives(condition: str) -> bool:
+    """Can `alternatives` give more than one group (a cheap test before it)?"""
+    return _ALTERNATIVES.search(condition) is not None
+
+
+def _shared_head(
+    groups: list[frozenset[str]], condition: str, keywords: Sequence[str]
+) -> list[frozenset[str]]:
+    """ "webhook or API problems" lists webhook problems and API problems: when each earlier
+    alternative is one modifier and the last ends in the condition's final noun, that noun
+    is the class they share, and the modifiers tell the alternatives apart."""
+    *earlier, last = groups
+    head = keywords[-1] if keywords else None
+    if not earlier or len(last) < 2 or head not in last or any(len(g) != 1 for g in earlier):
+        return groups
+    if not _ALTERNATIVES.split(condition)[-1].strip():
+        return groups  # the list ends in a bracket or comma: no head follows it
+    return [*earlier, last - {head}]
+
+
+NOT_JSON: Any = object()  # what `decode_json` gives for text that is not JSON
+
+
+def decode_json(text: str) -> Any:
+    """The decoded JSON value of `text`, or NOT_JSON: parse once, read it several ways."""
+    try:
+        return json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        return NOT_JSON
+
+
 def flatten_json_text(text: str) -> str:
     """Keys and values of a JSON payload as plain words, so "runway_months": 8 reads as words.
     Non-JSON text is returned unchanged."""
-    try:
-        data = json.loads(text)
-    except (ValueError, TypeError, RecursionError):
-        return text
+    data = decode_json(text)
+    return text if data is NOT_JSON else flatten_json(data)
+
+
+def flatten_json(data: Any) -> str:
+    """`flatten_json_text` of an already decoded value."""
     parts: list[str] = []
 
     def walk(node: Any) -> None:
@@ -113,30 +180,55 @@ def flatten_json_text(text: str) -> str:
 def json_fields(text: str) -> list[tuple[list[str], float | str]]:
     """(key-path words, value) for every number and string leaf of a JSON payload; empty for
     non-JSON text. Booleans and nulls are skipped."""
-    try:
-        data = json.loads(text)
-    except (ValueError, TypeError, RecursionError):
-        return []
+    data = decode_json(text)
+    return [] if data is NOT_JSON else leaf_fields(data)
+
+
+def leaf_fields(data: Any) -> list[tuple[list[str], float | str]]:
+    """`json_fields` of an already decoded value."""
     out: list[tuple[list[str], float | str]] = []
 
-    def walk(node: Any, path: list[str]) -> None:
+    def walk(node: Any, path: tuple[str, ...]) -> None:
         if isinstance(node, dict):
             for k, v in node.items():
-                walk(v, [*path, str(k)])
+                walk(v, (*path, str(k)))
         elif isinstance(node, list):
             for v in node:
                 walk(v, path)
         elif isinstance(node, bool) or node is None:
             return
         elif isinstance(node, int | float):
-            out.append((words(" ".join(path)), float(node)))
+            out.append((_words_of(path), float(node)))
         elif isinstance(node, str):
-            out.append((words(" ".join(path)), node))
+            out.append((_words_of(path), node))
 
-    walk(data, [])
+    walk(data, ())
     return out
+
+
+def _words_of(path: tuple[str, ...]) -> list[str]:
+    """The words of a key path; the same few short paths recur in every result of a tool, so
+    those are remembered (long ones, rare, are split each time)."""
+    if len(path) <= 8 and sum(len(k) for k in path) <= 200:
+        return list(_path_words(path))
+    return words(" ".join(path))
+
+
+@functools.lru_cache(maxsize=16384)
+def _path_words(path: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(words(" ".join(path)))
 
 
 def numeric_fields(text: str) -> list[tuple[list[str], float]]:
     """(key-path words, number) pairs found in a JSON payload; empty for non-JSON text."""
     return [(path, v) for path, v in json_fields(text) if isinstance(v, float)]
+
+
+# an argument or field name that picks a source or a setting ("source", "region", "api_version"),
+# not an entity: a tool failure may be blamed on its value (capture/recurring.py) and a rule may
+# name it (compile/tool_rules.py)
+SOURCE_KEY = re.compile(
+    r"(source|feed|provider|endpoint|api|region|version|format|mode|channel|queue|team|method|"
+    r"type|dataset|index|database|\bdb\b|server|host|url|vendor|service|exchange|market|backend)",
+    re.IGNORECASE,
+)

@@ -9,16 +9,9 @@ from pathlib import Path
 from adversarial.conftest import personal_correction
 from dctx.memory import Memory
 from dctx.store.sqlite import SQLiteStore
+from store.scan import on_disk
 
 NEEDLE = b"zqxjvmark"  # a prefix of the marker word, so its FTS stem matches too
-
-
-def _files(path: Path) -> dict[str, bytes]:
-    return {
-        p.name: p.read_bytes()
-        for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
-        if p.exists()
-    }
 
 
 def test_forget_actor_leaves_no_trace_on_disk(tmp_path: Path) -> None:
@@ -37,14 +30,14 @@ def test_forget_actor_leaves_no_trace_on_disk(tmp_path: Path) -> None:
             "SELECT v.data FROM vectors v JOIN nodes n ON n.id = v.owner WHERE n.actor = 'alice'"
         )
     ]
-    assert vectors and any(NEEDLE in data for data in _files(path).values())
+    assert vectors and any(NEEDLE in data for data in on_disk(path).values())
 
     mem.forget_actor("alice")
 
     kept = {blob for (blob,) in store._query("SELECT data FROM vectors")}
     vectors = [v for v in vectors if v not in kept]  # bob said the same words in places
     assert vectors
-    files = _files(path)  # the memory is still open: a long-running process
+    files = on_disk(path)  # the memory is still open: a long-running process
     assert files[path.name + "-wal"] == b""  # truncated, not just checkpointed
     for name, data in files.items():
         assert NEEDLE not in data, f"{name} still holds alice's text"

@@ -94,7 +94,7 @@ def test_retriever_compares_scope_exactly(mem: Memory, alice_rule: str) -> None:
 
 
 def _visible(mem: Memory, snap: Any, actor: str) -> list[Any]:
-    return [snap.live[i] for i in mem.retriever.visible(snap, skill="fa", actor=actor)]
+    return snap.rules(mem.retriever.visible(snap, skill="fa", actor=actor))
 
 
 def test_names_are_compared_after_nfc(mem: Memory) -> None:

@@ -86,6 +86,15 @@ def test_process_pool(folder: Path) -> None:
     assert len(doc["approaches"]["doc_naive"]["scenarios"]) == 2
 
 
+def test_approaches_may_be_given_as_one_comma_list(folder: Path) -> None:
+    code, out, _ = _run(
+        "-s", str(folder), "-a", "doc_naive, ctrl", "-a", "expel", "--embedder", "hashing",
+        "--jobs", "1", "--json",
+    )  # fmt: skip
+    assert code == 0
+    assert list(json.loads(out)["approaches"]) == ["doc_naive", "ctrl", "expel"]
+
+
 def test_list_and_validate(folder: Path, tmp_path: Path) -> None:
     code, out, _ = _run("list", "--scenarios", str(folder), "--json")
     assert code == 0

@@ -43,6 +43,8 @@ def _check_shape(result: dict) -> None:  # type: ignore[type-arg]
         assert cap["sessions"] == 6 and cap["messages"] > 6 and cap["messages_per_s"] > 0
     assert result["peak_rss_mb"] > 0
     assert 0 < size["peak_rss_mb"] <= result["peak_rss_mb"]
+    # a fresh decision-point-only process on the same store (hashing: no model to load)
+    assert size["decision_rss_mb"] > 0 and size["decision_models"] == []
     assert result["embedder"] == "hashing-384"
     assert {t["target"] for t in result["targets"]} == {
         "capture_messages_per_s (per_session)",

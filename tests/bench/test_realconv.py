@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -10,27 +9,11 @@ import pytest
 from bench.realconv_kit import SESSIONS, write_corpus
 from dctx.bench.realconv.corpus import load_corpus
 from dctx.bench.realconv.evaluate import evaluate
-from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
+from dctx.capture.reading.base import TurnKind
 from dctx.capture.turns import user_turn_inputs
-from dctx.errors import TraceFormatError
+from dctx.errors import ConfigError, TraceFormatError
 from dctx.memory import Memory
-
-
-class ByText:
-    """A reader that is sure of the turns it is told about and of nothing else."""
-
-    id = "by-text"
-
-    def __init__(self, lasting: set[str]) -> None:
-        self.lasting = lasting
-
-    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
-        return [
-            TurnVerdict(TurnKind.STANDING, 0.99, by=self.id)
-            if t.text in self.lasting
-            else TurnVerdict(TurnKind.TASK, 0.0, by=self.id)
-            for t in turns
-        ]
+from stub_reader import SureOf
 
 
 def test_the_corpus_gives_the_reader_what_capture_gives_it(tmp_path: Path) -> None:
@@ -58,7 +41,7 @@ def test_stored_rules_are_scored_against_the_labels(tmp_path: Path) -> None:
     data = write_corpus(tmp_path / "data")
     standing = "From now on, always run the linter before you commit anything."
     wrong = "Rename the variable on line 12 to count."
-    reader = ByText({standing, wrong})
+    reader = SureOf(standing, wrong)
     report = evaluate(
         lambda: Memory(tmp_path / "m.db", reader=reader), data=data, split="test", reader=reader
     )
@@ -69,3 +52,9 @@ def test_stored_rules_are_scored_against_the_labels(tmp_path: Path) -> None:
     assert report.stored_precision == 0.5 and report.recall_any == 1.0
     assert report.stored_right_text == 1  # "run the linter before committing" is meant
     assert len(report.false_rules) == 1 and "count" in report.false_rules[0]
+
+
+def test_a_split_with_no_sessions_is_an_error_naming_the_splits(tmp_path: Path) -> None:
+    data = write_corpus(tmp_path / "data")
+    with pytest.raises(ConfigError, match=r"split 'tets'.*splits here are test"):
+        evaluate(lambda: Memory(tmp_path / "m.db"), data=data, split="tets")

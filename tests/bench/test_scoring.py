@@ -13,8 +13,8 @@ from dctx.bench.scoring import (
     score_delivery,
     summarize,
 )
-from dctx.inject.tokens import count_tokens
 from dctx.models import Unit
+from dctx.tokens import count_tokens
 
 
 def U(text: str, channel: str = "system") -> Unit:

@@ -71,3 +71,30 @@ def test_the_heuristic_reader_decides_zero_or_one() -> None:
         ]
     )
     assert [v.p_lasting for v in verdicts] == [1.0, 0.0]
+
+
+def test_the_reader_embeds_each_distinct_text_once() -> None:
+    """A turn that is all directive, an output two turns answer and empty turns repeat texts
+    in the reader's batch; each goes through the embedder once, and every row is the same."""
+    from dctx.capture.reading.learned import feature_matrix
+    from dctx.providers.embedders import get_embedder
+
+    inner = get_embedder("hashing")
+    seen: list[str] = []
+
+    class Counting:
+        id, dim = inner.id, inner.dim
+
+        def embed(self, texts: list[str]) -> object:
+            seen.extend(texts)
+            return inner.embed(texts)
+
+    turns = [
+        TurnInput(text="Always show amounts in USD.", previous_output="Revenue was 4.2M."),
+        TurnInput(text="", previous_output="Revenue was 4.2M."),
+        TurnInput(text="Thanks!", previous_output=""),
+    ]
+    matrix = feature_matrix(Counting(), turns)  # type: ignore[arg-type]
+    assert len(seen) == len(set(seen))
+    one_by_one = [feature_matrix(inner, [t]) for t in turns]
+    assert matrix.tolist() == [row.tolist()[0] for row in one_by_one]

@@ -132,3 +132,27 @@ def test_setting_another_parameter_does_not_supersede(mem: Memory) -> None:
     rules = mem.rules(skill="devops")
     assert len(rules) == 2 and all(r.status.value == "active" for r in rules)
     assert len({r.group for r in rules}) == 2
+
+
+def test_a_replacement_in_words_restates_the_parameter_it_names() -> None:
+    from dctx.compile.behaviour import restate
+
+    old = "Always use --namespace staging for test deploys."
+    assert (
+        restate(old, "Use the qa namespace now.") == "Always use --namespace qa for test deploys."
+    )
+    assert restate("Set timeout=30 on health checks.", "make the timeout 60") == (
+        "Set timeout=60 on health checks."
+    )
+    assert restate(old, "Use the blue theme.") is None  # names no parameter of the rule
+    assert restate(old, "Use --namespace qa.") is None  # sets it itself: a rule of its own
+
+
+def test_setting_a_parameter_again_is_never_a_duplicate() -> None:
+    from dctx.compile.behaviour import resets
+
+    assert resets(
+        _rule("Always use --retries 3 for syncs."), _rule("Always use --retries 5 for syncs.")
+    )
+    assert not resets(_rule("Use --retries 3."), _rule("Use --retries 3 always."))
+    assert not resets(_rule("Use --retries 3."), _rule("Use --timeout 5."))

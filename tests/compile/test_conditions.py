@@ -7,7 +7,8 @@ import json
 import pytest
 
 from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
-from dctx.compile.conditions import condition_keywords, split_condition
+from dctx.capture.condition_words import condition_keywords
+from dctx.compile.conditions import split_condition
 from dctx.compile.corrections import compile_correction
 from dctx.compile.phrasing import drop_reasons
 from dctx.models import Trigger, TriggerKind

@@ -56,3 +56,21 @@ def test_another_actor_naming_it_does_not_supersede(mem: Memory) -> None:
     )
     texts = {r.text: r.status.value for r in mem.rules()}
     assert any("Cheers" in t and s == "active" for t, s in texts.items())
+
+
+def test_a_command_to_go_back_says_what_to_do() -> None:
+    from dctx.compile.phrasing import imperative, split_directives
+
+    assert (
+        imperative("go back to offering refunds on late orders") == "Offer refunds on late orders."
+    )
+    assert imperative("switch back to the old letterhead") == "Use the old letterhead."
+    assert split_directives(
+        "go back to the old letterhead in invoices, keep the new one in quotes"
+    ) == [
+        "go back to the old letterhead in invoices",
+        "keep the new one in quotes",
+    ]
+    assert split_directives("For refunds, use the old letterhead") == [
+        "For refunds, use the old letterhead"
+    ]

@@ -3,29 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
-from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
 from dctx.memory import Memory
 from dctx.models import Message, RuleSource, RuleStatus, Session, ToolCall
-
-
-class SureOf:
-    """A reader sure that the turns it is told about are standing corrections."""
-
-    id = "sure-of"
-
-    def __init__(self, *lasting: str) -> None:
-        self.lasting = set(lasting)
-
-    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
-        return [
-            TurnVerdict(TurnKind.STANDING, 0.99, by=self.id)
-            if t.text in self.lasting
-            else TurnVerdict(TurnKind.TASK, 0.0, by=self.id)
-            for t in turns
-        ]
+from stub_reader import SureOf
 
 
 def _rules(tmp_path: Path, messages: list[Message], correction: str) -> list[str]:

@@ -181,23 +181,25 @@ def test_guards_follow_the_rule_lifecycle(mem: Memory) -> None:
             },
         },
     ]
-    mem.capture(
-        [
-            {"role": "user", "content": "price of A?"},
-            {"role": "assistant", "tool_calls": calls},
-            {
-                "role": "tool",
-                "tool_call_id": "c1",
-                "is_error": True,
-                "content": '{"error": "feed retired"}',
-            },
-            {"role": "assistant", "tool_calls": retry},
-            {"role": "tool", "tool_call_id": "c2", "content": '{"price": 3}'},
-            {"role": "assistant", "content": "A is at 3."},
-        ],
-        actor="u",
-        skill="s",
-    )
+    for conversation in ("p1", "p2"):  # a replaced source is a lesson from two conversations
+        mem.capture(
+            [
+                {"role": "user", "content": "price of A?"},
+                {"role": "assistant", "tool_calls": calls},
+                {
+                    "role": "tool",
+                    "tool_call_id": "c1",
+                    "is_error": True,
+                    "content": '{"error": "feed retired"}',
+                },
+                {"role": "assistant", "tool_calls": retry},
+                {"role": "tool", "tool_call_id": "c2", "content": '{"price": 3}'},
+                {"role": "assistant", "content": "A is at 3."},
+            ],
+            actor="u",
+            skill="s",
+            conversation_id=conversation,
+        )
     run = mem.start(actor="u", skill="s", query="price of B?", tools=["get_px"])
     (g,) = compile_guards(run.rules, tools=["get_px"])
     assert (g.kind, g.param, g.value, g.instead) == (

@@ -25,7 +25,7 @@ def srv() -> Iterator[WireServer]:
 
 @pytest.fixture
 def seeded(mem: Memory) -> Memory:
-    """A memory that learned the demo's two earlier sessions (actor ana, skill analyst)."""
+    """A memory that learned the demo's earlier sessions (actor ana, skill analyst)."""
     for conversation_id, messages in _demo.SEED:
         mem.capture(messages, actor="ana", skill="analyst", conversation_id=conversation_id)
     return mem

@@ -14,6 +14,8 @@ QUERY = "Where is Globex (GLBX) trading, and is it expensive?"
 def test_a_guard_that_corrects_a_call_is_recorded_and_the_capture_matches_the_loop(
     seeded: Memory,
 ) -> None:
+    # what the seed captures recorded (a lesson admitted on its second sighting) is not the loop's
+    before = {e.id for r in seeded.rules() for e in seeded.outcomes_of(r.id)}
     session = LoopSession(seeded, actor="ana", skill="analyst", query=QUERY, tools=["get_price"])
     verdict = session.check("get_price", {"ticker": "GLBX", "source": "yahoo_legacy"})
     assert verdict.action == "correct"
@@ -26,7 +28,7 @@ def test_a_guard_that_corrects_a_call_is_recorded_and_the_capture_matches_the_lo
             {"role": "assistant", "content": "Expensive: P/E 35, at 40.2 on NASDAQ."},
         ]
     )
-    events = [e for r in seeded.rules() for e in seeded.outcomes_of(r.id)]
+    events = [e for r in seeded.rules() for e in seeded.outcomes_of(r.id) if e.id not in before]
     by_rule: dict[str, list[RuleEventKind]] = {}
     for e in events:
         assert e.run_id == session.run.id and e.conversation_id == session.conversation_id

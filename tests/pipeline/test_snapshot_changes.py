@@ -47,15 +47,19 @@ def _vectors(i: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _state(snap: Snapshot) -> list[tuple[str, str, list[float]]]:
     """(id, status, vectors) of the live rules in delivery order."""
-    slots = snap.ordered([i for i, r in enumerate(snap.rules) if r is not None])
+    slots = snap.ordered(snap.live_slots())
     return [
         (
-            snap.live[i].id,
-            snap.live[i].status.value,
+            snap.rule(i).id,
+            snap.rule(i).status.value,
             np.concatenate([snap.text_vectors[i], snap.trigger_vectors[i]]).astype(float).tolist(),
         )
         for i in slots
     ]
+
+
+def _ids(snap: Snapshot) -> list[str]:
+    return [r.id for r in snap.rules(snap.live_slots())]
 
 
 @pytest.fixture
@@ -94,14 +98,16 @@ def test_changes_from_another_connection_are_applied_not_reloaded(
     assert snap.text_vectors.dtype == np.float16  # half the memory of float32
     assert reader.view(snap, skill="fin", actor="alice") is view
     monkeypatch.undo()
-    full = Snapshot.build(reader.store.rule_index("default", INJECTED, dtype=VECTOR_DTYPE))
+    full = Snapshot.build(
+        reader.store.rule_index("default", INJECTED, dtype=VECTOR_DTYPE, packed=True)
+    )
     assert _state(snap) == _state(full)
     assert [i for i, _, _ in _state(snap)] == ["r1", "r2", "r4", "r5", "r6", "r7", "r8", "r9"]
-    assert snap.live[snap.ordered(view.query)[1]].id == "r2"
-    assert sorted(snap.live[i].id for i in view.query) == ["r1", "r2", "r4", "r5", "r6", "r7", "r8"]
-    assert "Rule four, reworded." in [r.text for r in snap.rules if r is not None]
+    assert snap.rule(snap.ordered(view.query)[1]).id == "r2"
+    assert sorted(snap.rule(i).id for i in view.query) == ["r1", "r2", "r4", "r5", "r6", "r7", "r8"]
+    assert "Rule four, reworded." in [r.text for r in snap.rules(snap.live_slots())]
     support = reader.view(snap, skill="support", actor="alice")
-    assert sorted(snap.live[i].id for i in support.query) == ["r9"]
+    assert sorted(snap.rule(i).id for i in support.query) == ["r9"]
 
 
 def test_forget_leaves_nothing_in_the_snapshot(backend_mem: Memory, reader: Retriever) -> None:
@@ -112,13 +118,16 @@ def test_forget_leaves_nothing_in_the_snapshot(backend_mem: Memory, reader: Retr
     writer.forget_actor("default", "alice")
     snap = reader.snapshot("default")
     assert snap is warm
-    assert [r.id for r in snap.rules if r is not None] == ["r2"]
-    assert all(r is None or r.actor != "alice" for r in snap.rules)
-    for slot, rule in enumerate(snap.rules):
-        if rule is None:  # the forgotten rules' vectors are zeroed too
+    assert _ids(snap) == ["r2"]
+    for slot in range(snap.slots):
+        if not snap.alive[slot]:  # the forgotten rules' vectors are zeroed too
             assert not snap.text_vectors[slot].any() and not snap.trigger_vectors[slot].any()
+    for vectors in (snap.text_vectors, snap.trigger_vectors):  # and not just unreferenced
+        held = set(vectors.rows[snap.alive].tolist())
+        assert not any(vectors.matrix[r].any() for r in range(vectors.used) if r not in held)
+    assert snap.slot_of("r1") is None and snap.slot_of("r3") is None
     view = reader.view(snap, skill="fin", actor="alice")
-    assert [snap.live[i].id for i in view.query] == ["r2"]
+    assert [snap.rule(i).id for i in view.query] == ["r2"]
 
 
 def test_a_cursor_read_inside_a_write_transaction_gets_no_changes(
@@ -139,4 +148,40 @@ def test_a_dropped_namespace_is_reloaded_empty(backend_mem: Memory, reader: Retr
     snap = reader.snapshot("default")
     assert snap is not warm and snap.size == 0
     writer.write(_batch(_rule(3)))
-    assert [r.id for r in reader.snapshot("default").rules if r is not None] == ["r3"]
+    assert _ids(reader.snapshot("default")) == ["r3"]
+
+
+def test_a_snapshot_read_just_after_a_drop_elsewhere_follows_changes(
+    backend_mem: Memory, reader: Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cursor read after the log last lost rows (here: a drop) still gets changes: the
+    log's floor is the oldest position it can answer, not one it has lost."""
+    writer = backend_mem.store
+    elsewhere = _rule(1)
+    elsewhere.scope.namespace = "other"
+    writer.write(_batch(elsewhere, _rule(2)))
+    writer.drop_namespace("other")
+    warm = reader.snapshot("default")
+    monkeypatch.setattr(reader.store, "rule_index", _no_full_load)
+    writer.write(_batch(_rule(3)))
+    snap = reader.snapshot("default")
+    assert snap is warm and _ids(snap) == ["r2", "r3"]
+
+
+def test_a_snapshot_read_during_a_drop_of_its_namespace_sees_the_drop(
+    backend_mem: Memory, reader: Retriever
+) -> None:
+    """The snapshot is read while the drop is written but not committed, so it still holds
+    the dropped rules and its cursor is as old as the drop itself; once the drop commits,
+    the log (which forgot the namespace) cannot say what it removed: a full reload."""
+    writer = backend_mem.store
+    writer.write(_batch(_rule(1), _rule(2)))
+    with writer.transaction():
+        writer.drop_namespace("default")
+        warm = reader.snapshot("default")
+        assert _ids(warm) == ["r1", "r2"]
+    assert reader.snapshot("default").size == 0
+
+
+def _no_full_load(*_: object, **__: object) -> RuleIndex:
+    raise AssertionError("the snapshot was reloaded in full")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from dctx.retrieve.context import step_summary
+from dctx.retrieve.context import SUMMARY_WORDS, step_summary
 
 NEWS = json.dumps(
     {
@@ -28,3 +28,16 @@ def test_values_without_a_letter_are_left_out() -> None:
     text = step_summary("search_news", json.dumps({"days": "60", "ticker": "PNHC"}), NEWS)
     assert "2026-03-02" not in text and "60" not in text.split()
     assert "PNHC" in text and "date" in text.split()  # the key stays; its value says nothing
+
+
+def test_the_call_comes_first_and_the_summary_is_bounded() -> None:
+    """The forward pass costs per word piece: a long listing is embedded by its call and
+    the head of its result, not all of it."""
+    listing = json.dumps(
+        {"results": [{"headline": f"Story {i} about Penhallow"} for i in range(40)]}
+    )
+    text = step_summary("search_news", json.dumps({"query": "Penhallow"}), listing)
+    assert text.startswith("search_news query Penhallow results headline Story 0")
+    assert len(text.split()) == SUMMARY_WORDS
+    plain = step_summary("read_file", json.dumps({"path": "notes"}), "word " * 100)
+    assert plain.startswith("read_file path notes word") and len(plain.split()) == SUMMARY_WORDS

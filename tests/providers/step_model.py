@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dctx.providers.prompts import AFTERMATH, COMPILE, SELF_ASSESSMENT
+from dctx.capture.reading.llm import AFTERMATH
+from dctx.capture.self_assess_llm import SELF_ASSESSMENT
+from dctx.compile.compiler_llm import COMPILE
 from providers.wire_server import (
     CHAT,
     EMBEDDINGS,

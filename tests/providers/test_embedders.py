@@ -194,6 +194,25 @@ def test_minilm_cache_hits_and_returns_private_copies() -> None:
 
 
 @needs_minilm
+def test_minilm_batches_run_the_model_only_on_texts_not_cached() -> None:
+    """A capture embeds "Thanks." and recurring corrections again and again: a batch answers
+    the texts it has seen from the cache and embeds each new one once."""
+    emb = MiniLMEmbedder(cache_size=8)
+    first = emb.embed(["Thanks.", "Round percentages to one decimal place."])
+    assert (emb.cache_hits, emb.cache_misses) == (0, 2)
+    again = emb.embed(["Thanks.", "Use a table.", "Thanks.", "Use a table."])
+    assert (emb.cache_hits, emb.cache_misses) == (2, 3)  # hits per row, misses per text
+    np.testing.assert_array_equal(again[0], first[0])
+    np.testing.assert_array_equal(again[2], first[0])
+    np.testing.assert_array_equal(again[1], again[3])
+    alone = MiniLMEmbedder(cache_size=0).embed(["Use a table."])[0]
+    np.testing.assert_allclose(again[1], alone, atol=1e-5)
+    emb.forget_texts()
+    emb.embed(["Thanks."])
+    assert (emb.cache_hits, emb.cache_misses) == (2, 4)
+
+
+@needs_minilm
 def test_minilm_thread_safe_lazy_load() -> None:
     emb = MiniLMEmbedder()
     texts = [f"rule number {i}: check the account status first" for i in range(8)]

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import anthropic
 import pytest
 
+from dctx.compile.compiler_llm import COMPILE
 from dctx.errors import ProviderError
 from dctx.providers.anthropic_llm import DEFAULT_MAX_TOKENS, AnthropicLLM
 from dctx.providers.llm import parse_llm_spec
-from dctx.providers.prompts import COMPILE
 from dctx.providers.retry import RetryPolicy
 from providers.wire_server import (
     MESSAGES,

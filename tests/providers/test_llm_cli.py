@@ -74,7 +74,8 @@ def test_capture_with_llm_reports_rules_and_usage(
     llm_in, llm_out = reported(llm_requests(srv))
     assert doc["usage"]["llm_input_tokens"] == llm_in > 0
     assert doc["usage"]["llm_output_tokens"] == llm_out
-    assert doc["usage"]["llm_calls"] == 4  # aftermath for both unsure turns, assess, compile
+    # aftermath for the opening request and both unsure turns, assess, compile
+    assert doc["usage"]["llm_calls"] == 5
 
     text = dctx(db, "capture", "--llm", spec, str(trace_file(tmp_path)))
     assert text.exit_code == 0, text.output
@@ -84,7 +85,7 @@ def test_capture_with_llm_reports_rules_and_usage(
     # asked again: what it is sent names the conversation)
     text = dctx(db, "capture", "--llm", spec, str(trace_file(tmp_path, "s2")))
     assert text.exit_code == 0, text.output
-    assert "LLM: 1 calls" in text.stdout and "3 answers from the cache" in text.stdout
+    assert "LLM: 1 calls" in text.stdout and "4 answers from the cache" in text.stdout
 
 
 def test_capture_rejects_a_bad_llm_spec(tmp_path: Path) -> None:
@@ -289,7 +290,7 @@ def test_bench_real_llm_overrules_the_reader_and_reports_usage(
     doc = json.loads(res.stdout)
     calls = len(llm_requests(srv))
     asked = [r for r in llm_requests(srv) if step_of(r) == "aftermath"]
-    assert len(asked) == 3  # every user turn after the agent spoke (the keyword reader is unsure)
+    assert len(asked) == 5  # every user turn, opening requests too (the keyword reader is unsure)
     assert doc["rules_stored"] == 0  # the model read each one as a one-off, and its word stands
     assert doc["llm"] == spec
     assert doc["llm_usage"]["llm_calls"] == len(llm_requests(srv))

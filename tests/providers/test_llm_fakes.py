@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from dctx.errors import ProviderError
-from dctx.inject.tokens import count_tokens
 from dctx.providers.base import LLM, Embedder
 from dctx.providers.fakes import FakeEmbedder, ScriptedLLM
+from dctx.tokens import count_tokens
 
 
 def test_protocols() -> None:

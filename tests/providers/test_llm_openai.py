@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import openai
 import pytest
 
+from dctx.capture.reading.llm import AFTERMATH
 from dctx.errors import ProviderError
 from dctx.providers.llm import parse_llm_spec
 from dctx.providers.openai_llm import OpenAILLM
-from dctx.providers.prompts import AFTERMATH
 from dctx.providers.retry import RetryPolicy
 from providers.wire_server import (
     CHAT,

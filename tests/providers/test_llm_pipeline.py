@@ -81,8 +81,8 @@ def test_llm_steps_produce_rules_with_provenance(
         rules = {r.text: r for r in mem.rules()}
         assert set(rules) == {SEGMENT_RULE, PERIOD_RULE}  # the dropped chart rule is not kept
         steps = [step_of(r) for r in llm_requests(srv)]
-        # the reader was unsure of both replies, so the model decided both
-        assert sorted(steps) == ["aftermath", "aftermath", "compile", "self_assessment"]
+        # the reader was unsure of the opening request and both replies: the model decided all
+        assert sorted(steps) == ["aftermath"] * 3 + ["compile", "self_assessment"]
 
         # the classifier's decision put the ambiguous turn into the compiled chain
         compile_req = next(r for r in llm_requests(srv) if step_of(r) == "compile")
@@ -136,9 +136,9 @@ def test_capture_usage_equals_what_the_servers_reported(
         before = len(srv.to(EMBEDDINGS))  # the embedder probed its dimension when built
         report = capture(mem)
         llm_in, llm_out = reported(llm_requests(srv))
-        assert llm_in == 2 * 101 + 211 + 307  # one request per step, per unsure turn
+        assert llm_in == 3 * 101 + 211 + 307  # one request per step, per unsure turn
         u = report.usage
-        assert (u.llm_calls, u.llm_input_tokens, u.llm_output_tokens) == (4, llm_in, llm_out)
+        assert (u.llm_calls, u.llm_input_tokens, u.llm_output_tokens) == (5, llm_in, llm_out)
         assert u.embedding_tokens == embedding_tokens(srv.to(EMBEDDINGS)[before:]) > 0
         assert report.to_dict()["usage"]["llm_output_tokens"] == llm_out
 
@@ -161,7 +161,7 @@ def test_recapture_is_served_from_the_store_cache(
     with memory(path, embedder, spec(srv, "openai")) as mem:
         first = capture(mem)
     sent = len(llm_requests(srv))
-    assert sent == 4 and first.usage.cache_hits == 0
+    assert sent == 5 and first.usage.cache_hits == 0
     with memory(path, embedder, spec(srv, "openai")) as mem:  # a new process would do this
         assert capture(mem).unchanged == ["s1"]  # the same conversation again: nothing to do
         assert len(llm_requests(srv)) == sent
@@ -169,11 +169,11 @@ def test_recapture_is_served_from_the_store_cache(
         # is asked again, since what it is sent names the conversation
         again = capture(mem, "s1-copy")
         assert len(llm_requests(srv)) == sent + 1
-        assert again.usage.llm_calls == 1 and again.usage.cache_hits == 3  # two aftermaths
+        assert again.usage.llm_calls == 1 and again.usage.cache_hits == 4  # three aftermaths
         assert again.added == []  # the same rules, reinforced
         assert {r.text for r in mem.rules()} == {SEGMENT_RULE, PERIOD_RULE}
-        # cached answers go with the actor: 4, and the second conversation's self-assessment
-        assert mem.forget_actor("alice")["cache"] == 5
+        # cached answers go with the actor: 5, and the second conversation's self-assessment
+        assert mem.forget_actor("alice")["cache"] == 6
 
 
 def _content(text: str) -> Any:
@@ -220,7 +220,7 @@ def test_llm_failure_falls_back_to_the_deterministic_rules(
             expected.corrections,
             expected.tool_signals,
         )
-        assert report.usage.fallbacks == 4  # aftermath (two unsure turns), self-assessment, compile
+        assert report.usage.fallbacks == 5  # aftermath (three unsure turns), assessment, compile
         assert all(not r.history for r in mem.rules())
     assert {step_of(r) for r in llm_requests(srv)} == {"aftermath", "self_assessment", "compile"}
 

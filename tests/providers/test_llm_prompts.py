@@ -1,4 +1,5 @@
-"""The three prompts: exact text snapshotted, schemas strict and in step with the enums.
+"""The three prompts: exact text and cache keys snapshotted, schemas strict and in step with
+the enums.
 
 Refresh snapshots after an intended prompt change (and bump the prompt's version):
     DCTX_UPDATE_SNAPSHOTS=1 python -m pytest tests/providers/test_llm_prompts.py
@@ -14,19 +15,16 @@ from typing import Any
 import pytest
 
 from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext, ToolPattern
-from dctx.providers.prompts import (
-    AFTERMATH,
-    COMPILE,
+from dctx.capture.reading.llm import AFTERMATH, AftermathOutput, render_aftermath
+from dctx.capture.self_assess_llm import (
     SELF_ASSESSMENT,
-    AftermathOutput,
-    CompileOutput,
-    PromptSpec,
     SelfAssessmentOutput,
     ToolStep,
-    render_aftermath,
-    render_compile,
     render_self_assessment,
 )
+from dctx.compile.compiler_llm import COMPILE, CompileOutput, render_compile
+from dctx.providers.llm_step import cache_key
+from dctx.providers.prompts import PromptSpec
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 CTX = SessionContext(
@@ -108,6 +106,22 @@ def test_prompt_snapshot(name: str) -> None:
     assert path.exists(), f"no snapshot {path.name}: run with DCTX_UPDATE_SNAPSHOTS=1 once"
     assert text == path.read_text(encoding="utf-8"), (
         f"prompt {name!r} changed: review the diff, bump its version, and refresh the snapshot"
+    )
+
+
+def test_cache_keys_snapshot() -> None:
+    """A cache key (step, version, LLM id, system text, schema, input) that drifts silently
+    turns every cached answer into a miss: the keys of the snapshotted inputs stay fixed."""
+    keys = {
+        name: cache_key(prompt, "openai:gpt-4o-mini", user)
+        for name, (prompt, user) in CASES.items()
+    }
+    path = SNAPSHOTS / "llm_cache_keys.json"
+    if os.environ.get("DCTX_UPDATE_SNAPSHOTS") == "1":
+        path.write_text(json.dumps(keys, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert path.exists(), f"no snapshot {path.name}: run with DCTX_UPDATE_SNAPSHOTS=1 once"
+    assert keys == json.loads(path.read_text(encoding="utf-8")), (
+        "a cache key changed: bump the prompt's version if the prompt changed, then refresh"
     )
 
 

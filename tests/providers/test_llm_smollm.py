@@ -22,10 +22,15 @@ from pathlib import Path
 import pytest
 
 from dctx.capture.base import Aftermath
+from dctx.capture.reading.llm import (
+    AFTERMATH,
+    AftermathOutput,
+    LLMAftermathClassifier,
+    render_aftermath,
+)
 from dctx.providers.llm import resolve_llm
-from dctx.providers.llm_hooks import LLMAftermathClassifier, MemoryCache
+from dctx.providers.llm_step import MemoryCache
 from dctx.providers.openai_llm import OpenAILLM
-from dctx.providers.prompts import AFTERMATH, AftermathOutput, render_aftermath
 from dctx.providers.retry import RetryPolicy
 from dctx.providers.structured import complete_json
 from dctx.providers.usage import metering

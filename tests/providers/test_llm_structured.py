@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from dctx.capture.reading.llm import AFTERMATH, AftermathOutput
 from dctx.errors import ProviderError
 from dctx.providers.fakes import ScriptedLLM
 from dctx.providers.llm import resolve_llm
-from dctx.providers.prompts import AFTERMATH, AftermathOutput
 from dctx.providers.retry import RetryPolicy
 from dctx.providers.structured import complete_json, extract_json, schema_instruction
 from dctx.providers.usage import metering

@@ -80,6 +80,16 @@ def test_a_damaged_derived_model_is_rebuilt_not_run(
     assert np.array_equal(before, after)
 
 
+def test_embedding_only_queries_never_loads_the_exact_model(cache_dir: Path) -> None:
+    pytest.importorskip("onnx")
+    emb = MiniLMEmbedder(cache_dir=cache_dir)  # as a process that only runs decision points
+    assert emb.loaded_models == ()
+    emb.embed_query([STEP, *OTHERS])
+    assert emb.loaded_models == ("fast",)
+    emb.embed([STEP])  # something to store: the exact model, loaded now
+    assert emb.loaded_models == ("exact", "fast")
+
+
 def test_without_onnx_query_texts_use_the_exact_model(tmp_path: Path) -> None:
     code = BLOCKER.format(blocked=["onnx"]) + (
         "import numpy as np\n"

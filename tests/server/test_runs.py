@@ -61,3 +61,15 @@ def test_runs_are_bound_to_their_namespace(service: DctxService) -> None:
     with pytest.raises(NotFoundError):
         runs.get("tenant-a", rid)
     assert rid.startswith("run_") and len(rid) == 28
+
+
+def test_forgetting_an_actor_ends_their_open_runs(service: DctxService) -> None:
+    """An open run holds what they asked and would record outcomes under their name."""
+    theirs = service.runs.add("default", service.memory.start(actor="x", skill="s", query="q"))
+    other = service.runs.add("default", service.memory.start(actor="y", skill="s", query="q"))
+    elsewhere = service.runs.add("b", service.memory.start(actor="x", skill="s", query="q"))
+    service.forget_actor("default", "x")
+    with pytest.raises(NotFoundError):
+        service.runs.get("default", theirs)
+    assert service.runs.get("default", other).actor == "y"
+    assert service.runs.get("b", elsewhere).actor == "x"

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import pg_server
+from dctx.memory import Memory
 from dctx.store.base import Store
 from dctx.store.registry import open_store
 from dctx.store.sqlite import SQLiteStore
@@ -98,6 +99,17 @@ def store(backend: Backend, tmp_path: Path) -> Iterator[Store]:
     opened = backend.open(tmp_path)
     yield opened
     opened.close()
+    if backend.name == "postgres":
+        pg_server.get().drop_store(opened.url)
+
+
+@pytest.fixture
+def memory(backend: Backend, tmp_path: Path) -> Iterator[Memory]:
+    """A Memory (offline embedder, node vectors on) over a fresh store of the backend."""
+    opened = backend.open(tmp_path)
+    mem = Memory(opened, embedder="hashing", embed_nodes=True)
+    yield mem
+    mem.close()
     if backend.name == "postgres":
         pg_server.get().drop_store(opened.url)
 

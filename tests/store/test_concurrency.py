@@ -117,6 +117,7 @@ def _capturer(url: str, worker: int, sessions: int, out: Queue[Any], ready: Even
 def _injector(url: str, stop: Event, out: Queue[Any], ready: Event) -> None:
     from dctx.bench.perf import STEP_CALL, STEP_RESULT
     from dctx.memory import Memory
+    from dctx.store.packed import vector_needs
 
     with Memory(open_store(url), embedder="hashing", embed_nodes=False) as mem:
         while not stop.is_set():
@@ -124,9 +125,10 @@ def _injector(url: str, stop: Event, out: Queue[Any], ready: Event) -> None:
                             query="Summarize Corvid's revenue for FY2025.")  # fmt: skip
             units = run.units + run.observe(STEP_CALL, STEP_RESULT)
             snap = mem.retriever.snapshot(mem.namespace)
-            live = [i for i, r in enumerate(snap.rules) if r is not None]  # not emptied slots
-            text = snap.text_vectors[live].astype(np.float32)
-            trigger = snap.trigger_vectors[live].astype(np.float32)
+            needs = vector_needs(snap.pack)  # the vectors retrieval compares are held
+            text = snap.text_vectors[np.flatnonzero(needs[0] & snap.alive)].astype(np.float32)
+            trigger = snap.trigger_vectors[np.flatnonzero(needs[1] & snap.alive)]
+            trigger = trigger.astype(np.float32)
             assert bool(np.all(np.linalg.norm(text, axis=1) > 0.5))
             assert bool(np.all(np.linalg.norm(trigger, axis=1) > 0.5))
             every = mem.store.rule_index(mem.namespace, list(RuleStatus))

@@ -5,31 +5,15 @@ caches), and dropping a namespace leaves no row of it and not even its name. Bot
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from dctx.bench.perf_data import synthetic_sessions
 from dctx.memory import Memory
 from dctx.store.copy import COPY_COLUMNS, Copyable
+from store.scan import Dump, hits
 
-Dump = Callable[[Any], list[tuple[str, str, Any]]]
 GONE = "analyst_3"  # synthetic_sessions' actors are analyst_0 .. analyst_9
-
-
-@pytest.fixture
-def memory(backend: Any, tmp_path: Path) -> Iterator[Memory]:
-    store = backend.open(tmp_path)
-    mem = Memory(store, embedder="hashing", embed_nodes=True)
-    yield mem
-    mem.close()
-    if backend.name == "postgres":
-        import pg_server
-
-        pg_server.get().drop_store(store.url)
 
 
 def _capture(mem: Memory, namespace: str, count: int, seed: int, prefix: str = "") -> None:
@@ -41,19 +25,6 @@ def _capture(mem: Memory, namespace: str, count: int, seed: int, prefix: str = "
 def _rows(store: Any, table: str) -> list[dict[str, Any]]:
     assert isinstance(store, Copyable)
     return [dict(zip(COPY_COLUMNS[table], r, strict=True)) for r in store.export_rows(table)]
-
-
-def _hits(dump: Dump, store: Any, needles: set[str]) -> list[tuple[str, str, str]]:
-    """Cells containing a needle as a whole id (perf-11-3 is not in perf-11-30)."""
-    found = []
-    for table, column, value in dump(store):
-        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-        if isinstance(text, str) and needles.intersection(_ID.findall(text)):
-            found.append((table, column, text[:120]))
-    return found
-
-
-_ID = re.compile(r"[\w-]+")
 
 
 def test_forget_actor_leaves_nothing_in_any_table(memory: Memory, dump: Dump) -> None:
@@ -71,13 +42,13 @@ def test_forget_actor_leaves_nothing_in_any_table(memory: Memory, dump: Dump) ->
     assert convs and nodes and evidence
     supported = [r for r in store.list_rules(namespace="default") if GONE in r.supporters]
     needles = {GONE, *convs, *nodes, *evidence, *rules}
-    assert _hits(dump, store, needles)  # the scan sees them before
+    assert hits(dump, store, needles)  # the scan sees them before
     other_before = store.rule_index("other", [])  # untouched namespace, for comparison
     kept = {r.id for r in store.list_rules(namespace="other")}
 
     memory.forget_actor(GONE)
 
-    assert _hits(dump, store, needles) == []
+    assert hits(dump, store, needles) == []
     for rule in supported:  # shared rules stay, without her
         if rule.id not in rules:
             assert GONE not in store.get_rule(rule.id).supporters
@@ -96,12 +67,12 @@ def test_drop_namespace_leaves_no_row_and_no_name(memory: Memory, dump: Dump) ->
     ids += [r["conversation_id"] for r in _rows(store, "sessions") if r["namespace"] == tenant]
     assert ids and store.list_rules(namespace=tenant)
     needles = {tenant, *ids}
-    assert _hits(dump, store, needles)
+    assert hits(dump, store, needles)
     kept_before = store.count_rows()
 
     counts = store.drop_namespace(tenant)
 
-    assert _hits(dump, store, needles) == []
+    assert hits(dump, store, needles) == []
     assert counts["rules"] > 0 and counts["sessions"] == 16
     for table, fields in COPY_COLUMNS.items():
         if "namespace" in fields:
@@ -138,10 +109,10 @@ def test_a_rule_kept_after_forget_holds_none_of_the_authors_words(
         if backend.name != "postgres":
             needles.add("figur")  # FTS5 stores the porter stem
         for needle in needles:
-            assert _hits(dump, store, {needle}), needle  # the scan sees each before
+            assert hits(dump, store, {needle}), needle  # the scan sees each before
         mem.forget_actor("alice_q")
         assert [r.id for r in mem.rules()] == [rule.id]
-        assert _hits(dump, store, needles) == []
+        assert hits(dump, store, needles) == []
     finally:
         mem.close()
         if backend.name == "postgres":

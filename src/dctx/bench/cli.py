@@ -1,7 +1,7 @@
 """`dctx bench`: run DC-Bench. Mounted by the main CLI as `app.add_typer(bench_app, name="bench")`.
 
 dctx bench                                   all approaches, bundled scenarios, delivery mode
-dctx bench -a ctrl -a forge_dc --json        one JSON document on stdout
+dctx bench -a ctrl,forge_dc --json           one JSON document on stdout
 dctx bench --scenarios my_scenarios/ --out bench-out/
 dctx bench --mode live --agent openai:gpt-4o --judge openai:gpt-4o --runs 5
 dctx bench list | dctx bench validate [PATH]
@@ -43,6 +43,11 @@ class ModeChoice(enum.StrEnum):
     live = "live"
 
 
+def _approach_names(given: list[str] | None) -> list[str]:
+    """`-a forge_dc -a ctrl` and `-a forge_dc,ctrl` alike, in the order given."""
+    return [n.strip() for value in given or [] for n in value.split(",") if n.strip()]
+
+
 def _auto_jobs() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
@@ -72,7 +77,12 @@ def bench(
     scenarios: ScenariosOpt = None,
     approach: Annotated[
         list[str] | None,
-        typer.Option("--approach", "-a", help="Approach to run (repeatable); default: all."),
+        typer.Option(
+            "--approach",
+            "-a",
+            help="Approach to run (repeatable, or comma-separated: -a forge_dc,ctrl); "
+            "default: all.",
+        ),
     ] = None,
     dimension: DimensionOpt = None,
     scenario_id: IdOpt = None,
@@ -134,7 +144,7 @@ def bench(
         if not loaded:
             raise ConfigError("no scenario matched the selection (check --dimension / --id)")
         config = BenchConfig(
-            approaches=list(approach) if approach else registry.names(),
+            approaches=_approach_names(approach) or registry.names(),
             mode=mode.value,
             jobs=jobs or _auto_jobs(),
             embedder=embedder,

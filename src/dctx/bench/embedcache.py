@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from dctx.providers.base import Embedder, Vector, embed_query
+from dctx.providers.text_cache import fill_from_cache
 
 
 class CachedEmbedder:
@@ -40,15 +41,8 @@ class CachedEmbedder:
         embed: Callable[[Sequence[str]], Vector],
     ) -> Vector:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        todo: dict[str, list[int]] = {}
-        for i, t in enumerate(texts):
-            vec = cache.get(t)
-            if vec is None:
-                todo.setdefault(t, []).append(i)
-            else:
-                cache.move_to_end(t)
-                out[i] = vec
-                self.hits += 1
+        todo = fill_from_cache(cache, texts, out)
+        self.hits += len(texts) - sum(len(rows) for rows in todo.values())
         if todo:
             fresh = list(todo)
             self.misses += len(fresh)

@@ -239,12 +239,13 @@ class FreshTexts:
         self.n += 1
         a, b = 1000 + self.n, 700 + self.n % 311
         return (
-            f'{{"company": "{_COMPANIES[self.n % len(_COMPANIES)]}", "period": "FY2025", '
+            f'{{"filing": "10-Q/{self.n}", '
+            f'"company": "{_COMPANIES[self.n % len(_COMPANIES)]}", "period": "FY2025", '
             f'"segments": [{{"name": "Cloud", "revenue": {a}, "revenue_prior": {b}}}, '
             f'{{"name": "Devices", "revenue": {b}, "revenue_prior": {a}}}], '
-            f'"runway_months": {6 + self.n % 20}, "operating_margin": {8 + self.n % 9}, '
-            f'"filing": "10-Q/{self.n}"}}'
-        )  # the filing id makes the step's embedded summary new too, not only its numbers
+            f'"runway_months": {6 + self.n % 20}, "operating_margin": {8 + self.n % 9}}}'
+        )  # the filing id, said first, makes the step's embedded summary new too, not only
+        # its numbers (the summary keeps the first words of a step: retrieve/context.py)
 
 
 # --------------------------------------------------------------------------- sessions

@@ -285,7 +285,7 @@ def _run_pool(
 
 @functools.cache
 def _tokenizer_name() -> str:
-    from dctx.inject.tokens import TOKENIZER_NAME
+    from dctx.tokens import TOKENIZER_NAME
 
     return TOKENIZER_NAME
 

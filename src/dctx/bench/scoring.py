@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from dctx.bench.schema import BeforeCall, By, Item, Pattern, Scenario
-from dctx.inject.tokens import count_tokens
 from dctx.models import Unit
+from dctx.tokens import count_tokens
 
 
 @functools.lru_cache(maxsize=4096)

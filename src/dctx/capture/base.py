@@ -6,8 +6,9 @@ Two signal sources (paper, section 3):
   tool-only data: names, arguments, error/success of results. Never from the text of results
   or assistant messages as a source of directives.
 
-`AftermathClassifier` is the hook through which an LLM may decide ambiguous user turns;
-`SelfAssessor` the one through which it may take over self-assessment.
+`AftermathClassifier` is the hook through which an LLM may decide ambiguous user turns
+(reading/llm.py); `SelfAssessor` the one through which it may take over self-assessment
+(self_assess_llm.py).
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ class CorrectionSignal:
     confidence: float = 1.0
     # admitted on first sight only as a candidate: stored with its evidence, never injected
     candidate: bool = False
+    # the reader read the turn as taking an instruction back and this is the turn's first
+    # directive ("drop the emojis, ..."): compile tries it as a revocation first
+    revokes: bool = False
     # how far the speaker's role lets the rule reach (capture/roles.py): None as the words
     # say (the speaker's own scope, the team's when said so); "team" every actor of the
     # skill; "personal" only a preference stated as the speaker's own, for them alone
@@ -121,6 +125,9 @@ class ToolPatternSignal:
     # values / tools the lesson recommends that a tool result showed the agent first
     # (capture/provenance.py): the lesson is untrusted
     from_tool_output: list[str] = field(default_factory=list)
+    # not yet seen in enough conversations (capture/replacements.py): stored as a CANDIDATE
+    # that only a confirmed sighting or a person admits
+    candidate: bool = False
 
 
 @runtime_checkable

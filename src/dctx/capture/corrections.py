@@ -8,7 +8,7 @@ chain. Only user turns create signals: text in tool results or assistant message
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import re
 from collections.abc import Callable
 
@@ -19,15 +19,18 @@ from dctx.capture.base import (
     session_context,
 )
 from dctx.capture.cues import (
+    _CLAUSE_SPLIT,
     SentenceKind,
     announces,
     classify_sentence,
+    continues,
     strip_filler,
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.subjects import SubjectTracker, mask_names
-from dctx.capture.turns import user_turn_inputs
+from dctx.capture.turns import describe_calls, user_turn_inputs
+from dctx.capture.verbless import as_imperative
 from dctx.models import Message, Session
 from dctx.text import sentences
 
@@ -35,11 +38,7 @@ from dctx.text import sentences
 def describe_step(msg: Message) -> str:
     """A compact text form of one message for the accumulated situation text."""
     if msg.role == "assistant" and msg.tool_calls:
-        calls = "; ".join(
-            f"{c.name}({json.dumps(c.arguments, ensure_ascii=False, sort_keys=True)})"
-            for c in msg.tool_calls
-        )
-        return f"call {calls}" + (f" {msg.content}" if msg.content else "")
+        return describe_calls(msg) + (f" {msg.content}" if msg.content else "")
     if msg.role == "tool":
         return f"result {msg.tool_name or ''}: {msg.content}"
     return f"{msg.role}: {msg.content}"
@@ -56,9 +55,9 @@ def find_corrections(
     Every user turn is read without what was pasted into it (capture/pasted.py) and decided by
     the turn reader (capture/reading): only a turn it reads as a standing correction or a
     withdrawal yields signals, as an active rule when it is sure and as a candidate when less
-    so. `classifier` (an LLM, when configured) decides the turns the reader is unsure of and
-    may overrule it. `teaches` (capture/roles.py) says which user turns may teach at all: the
-    others (an end user's requests) are context, never read as corrections.
+    so. `classifier` (an LLM, when configured) decides every turn the reader does not rule
+    out, and its reading stands. `teaches` (capture/roles.py) says which user turns may teach
+    at all: the others (an end user's requests) are context, never read as corrections.
     """
     ctx = session_context(session)
     reader = reader or default_reader()
@@ -67,6 +66,7 @@ def find_corrections(
     taught = [(m, t) for m, t in turns if teaches is None or teaches(m)]
     verdicts = reader.read([t for _, t in taught])
     decided = dict(zip((m.index for m, _ in taught), verdicts, strict=True))
+    meant = _spell_out_fragments(taught, decided, reader)
     tracker = SubjectTracker()
     signals: list[CorrectionSignal] = []
     situation: list[str] = []
@@ -100,17 +100,23 @@ def find_corrections(
             tracker.observe_text(text)
         if verdict is None or not text:
             continue
-        if seen_assistant:
-            verdict = _overrule(classifier, verdict, previous_output, text, admit)
+        verdict = _overrule(classifier, verdict, previous_output, text, admit)
         if seen_assistant and verdict.kind is TurnKind.TASK:
             # a new task in a long session: later corrections are about this request, so it is
             # their situation, not the session's opening line
             query = text
             tracker.observe_text(text)
         directives = _directives(
-            text, verdict, first_turn=not seen_assistant, reader=reader, admit=admit
+            meant.get(msg.index, text),
+            verdict,
+            first_turn=not seen_assistant,
+            reader=reader,
+            admit=admit,
         )
-        for kind, sentence in directives:
+        first_directive = next(
+            (k for k, (kind, _) in enumerate(directives) if kind is SentenceKind.DIRECTIVE), None
+        )
+        for k, (kind, sentence) in enumerate(directives):
             signals.append(
                 CorrectionSignal(
                     ctx=ctx,
@@ -132,12 +138,39 @@ def find_corrections(
                     last_tool=last_tool,
                     confidence=verdict.p_lasting,
                     candidate=verdict.p_lasting < admit.active,
+                    revokes=verdict.kind is TurnKind.WITHDRAWAL and k == first_directive,
                 )
             )
         if verdict.kind in (TurnKind.ACCEPTANCE, TurnKind.TASK):
             chain += 1
         situation.append(f"user: {text}"[:600])
     return signals
+
+
+def _spell_out_fragments(
+    taught: list[tuple[Message, TurnInput]],
+    decided: dict[int, TurnVerdict],
+    reader: TurnClassifier,
+) -> dict[int, str]:
+    """Turns with a verbless standing correction ("metric units, always"), spelled out as
+    the imperative they mean (capture/verbless.py) and read again: the reader's reading of
+    the spelled-out turn stands when it is the more lasting one. Returns the spelled-out text
+    of each turn so read, by message index."""
+    spelled: dict[int, TurnInput] = {}
+    for msg, turn in taught:
+        parts = sentences(turn.text)
+        rewritten = [as_imperative(p) or p for p in parts]
+        if rewritten != parts:
+            spelled[msg.index] = dataclasses.replace(turn, text=" ".join(rewritten))
+    out: dict[int, str] = {}
+    if not spelled:
+        return out
+    again = reader.read(list(spelled.values()))
+    for (index, turn), verdict in zip(spelled.items(), again, strict=True):
+        if verdict.p_lasting > decided[index].p_lasting:
+            decided[index] = verdict
+            out[index] = turn.text
+    return out
 
 
 # how sure the reader must be to take a turn in which the cues find no directive sentence
@@ -159,11 +192,14 @@ def _overrule(
     text: str,
     admit: ReadingBands,
 ) -> TurnVerdict:
-    """Let a configured classifier decide a turn the reader is not sure of; its decision
-    stands, and a lasting one is admitted as the reader's surest would be."""
+    """Let a configured classifier decide every turn the reader does not rule out, the opening
+    request too (a standing instruction can come before any output, and so can a task the
+    cues misread as one); its decision stands, and a lasting one is admitted as the reader's
+    surest would be. On real turns even the reader's surest band is mostly wrong (`dctx bench
+    real`), so no reading is trusted over the classifier's."""
     if classifier is None:
         return verdict
-    if not admit.consult_below <= verdict.p_lasting < admit.trust_above:
+    if verdict.p_lasting < admit.consult_below:
         return verdict
     decided = classifier.classify(previous_output, text)
     if decided is None:
@@ -190,7 +226,19 @@ def _directives(
     if directives:
         if verdict.kind is TurnKind.WITHDRAWAL:
             return directives
-        return [(k, d) for k, d in directives if k is SentenceKind.DIRECTIVE] or directives
+        # a standing turn's withdrawals stand only where a replacement follows them ("forget
+        # the staging rule; we use the qa namespace now")
+        replaced = {
+            i
+            for i, (k, _) in enumerate(directives[:-1])
+            if k is SentenceKind.WITHDRAWAL and directives[i + 1][0] is SentenceKind.DIRECTIVE
+        }
+        kept = [
+            (k, d)
+            for i, (k, d) in enumerate(directives)
+            if k is SentenceKind.DIRECTIVE or i in replaced
+        ]
+        return kept if any(k is SentenceKind.DIRECTIVE for k, _ in kept) else directives
     if first_turn or verdict.p_lasting < _SURE_WITHOUT_CUES:
         return []  # no directive sentence: only a sure reading of a reply stands for one
     parts = [p for p in sentences(text) if p.strip()]
@@ -236,7 +284,7 @@ def _classify_turn(
 ) -> tuple[list[SentenceKind], list[tuple[SentenceKind, str]]]:
     kinds: list[SentenceKind] = []
     directives: list[tuple[SentenceKind, str]] = []
-    parts = sentences(text)
+    parts = [p for s in sentences(text) for p in _withdraw_and_replace(s, first_turn)]
     if _WHOLE_TURN_ONE_OFF.search(text):
         # "a few tweaks, all just for this memo: ...; back to normal after this one"
         return [SentenceKind.ONE_OFF] * len(parts), []
@@ -288,6 +336,23 @@ def _classify_turn(
         if cleaned:
             directives.append((kind, cleaned))
     return kinds, directives
+
+
+def _withdraw_and_replace(sentence: str, first_turn: bool) -> list[str]:
+    """ "forget the staging rule; we use the qa namespace now": a withdrawal and, after a
+    clause break, the directive that replaces it, as two sentences (the withdrawal first)."""
+    if classify_sentence(sentence, first_turn=first_turn) is not SentenceKind.WITHDRAWAL:
+        return [sentence]
+    for brk in _CLAUSE_SPLIT.finditer(sentence):
+        head, tail = sentence[: brk.start()].strip(), sentence[brk.end() :].strip()
+        if (
+            head
+            and classify_sentence(head, first_turn=first_turn) is SentenceKind.WITHDRAWAL
+            and classify_sentence(tail, first_turn=first_turn) is SentenceKind.DIRECTIVE
+            and not continues(tail)  # "drop the bold rule, keep the rest": nothing replaces it
+        ):
+            return [head, tail]
+    return [sentence]
 
 
 def _asked_before(parts: list[str], kinds: list[SentenceKind]) -> list[str]:

@@ -11,6 +11,7 @@ import enum
 import re
 
 from dctx.capture.base import Aftermath
+from dctx.capture.condition_words import class_subject
 from dctx.capture.verbs import IMPERATIVE_VERBS
 
 
@@ -181,7 +182,7 @@ MODAL = _rx(
 
 
 def _imperative_clause(clause: str) -> bool:
-    from dctx.capture.verbs import IMPERATIVE_PREFIX, IMPERATIVE_VERBS
+    from dctx.capture.verbs import IMPERATIVE_PREFIX, IMPERATIVE_VERBS, NEGATIONS
 
     words = re.findall(r"[a-zA-Z'’-]+", clause.lower())
     i = 0
@@ -189,7 +190,7 @@ def _imperative_clause(clause: str) -> bool:
         if words[i] == "never":
             return True  # "never value a REIT on EPS"
         i += 1
-    if i < len(words) and words[i] in {"don't", "dont", "don’t", "never", "avoid"}:
+    if i < len(words) and words[i] in NEGATIONS:
         return True
     if i + 1 < len(words) and words[i] == "do" and words[i + 1] == "not":
         return True
@@ -334,8 +335,6 @@ _VERBLESS_FORMAT = re.compile(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:as|in)\s+\S
 
 
 def _states_class_policy(text: str) -> bool:
-    from dctx.compile.conditions import class_subject
-
     return class_subject(text) is not None
 
 
@@ -380,3 +379,40 @@ def turn_aftermath(kinds: list[SentenceKind]) -> Aftermath:
 def standing_cue(text: str) -> bool:
     """Does the text carry a persistence cue ("always", "from now on", "our policy")?"""
     return _standing(text)
+
+
+def _command_words(text: str) -> list[str]:
+    """The words of a command after leading filler and adverbs ("please also stop ...")."""
+    from dctx.capture.verbs import IMPERATIVE_PREFIX
+
+    toks = re.findall(r"[a-z'’-]+", strip_filler(text).lower())
+    while toks and toks[0] in IMPERATIVE_PREFIX and toks[0] != "never":
+        toks.pop(0)
+    return toks
+
+
+def ceases(text: str) -> bool:
+    """Does the command end a practice ("stop adding the disclaimer")? Said while a rule asks
+    for that practice, it revokes the rule rather than adding its negation."""
+    from dctx.capture.verbs import CESSATIONS
+
+    toks = _command_words(text)
+    return len(toks) > 1 and toks[0] in CESSATIONS and toks[1].endswith("ing")
+
+
+def continues(text: str) -> bool:
+    """Does the command keep a practice as it is ("keep the rest")?"""
+    from dctx.capture.verbs import CONTINUATIONS
+
+    toks = _command_words(text)
+    return bool(toks) and toks[0] in CONTINUATIONS
+
+
+def prohibits(text: str) -> bool:
+    """Is the rule a prohibition ("Never add ...", "Stop adding ...")?"""
+    from dctx.capture.verbs import CESSATIONS, NEGATIONS
+
+    toks = _command_words(text)
+    return bool(toks) and (
+        toks[0] in NEGATIONS or toks[0] in CESSATIONS or toks[:2] == ["do", "not"]
+    )

@@ -11,6 +11,10 @@ task was done without it, the lesson is about that kind of request ("new lead fr
 form": not a customer yet, skip the customer lookup). Likewise an empty search is no lesson,
 but a search that came back empty while a source of the same kind had the answer, in two or
 more conversations, is one ("when search_kb finds nothing, use search_release_notes").
+
+Every count is a store ledger with one entry per conversation (store/ledgers.py), so
+`forget_actor` takes a forgotten conversation out of it, and bounded to a window of recent
+conversations (`MAX_ENTRIES` per failing value, `MAX_ITEMS` values per tool).
 """
 
 from __future__ import annotations
@@ -23,10 +27,10 @@ from typing import Any
 from dctx.capture.base import ToolPattern, ToolPatternSignal, session_context
 from dctx.capture.self_assess import tool_calls
 from dctx.capture.tool_errors import ErrorClass
-from dctx.compile.tool_rules import SOURCE_KEY as _SOURCE_KEY
 from dctx.models import Session
 from dctx.store.base import Store
-from dctx.text import GENERIC_WORDS, STOPWORDS, stem, words
+from dctx.store.ledgers import Ledgers, ledger_key
+from dctx.text import GENERIC_WORDS, SOURCE_KEY, STOPWORDS, stem, words
 
 MIN_CONVERSATIONS = 2
 _NOT_LESSONS = {ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.NOT_FOUND}
@@ -34,16 +38,20 @@ _NOT_LESSONS = {ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.NOT_FOUN
 
 def _blamable(key: str, value: Any) -> bool:
     """An argument a failure may be blamed on: a source-like key with a short scalar value."""
-    return bool(_SOURCE_KEY.search(key)) and (
+    return bool(SOURCE_KEY.search(key)) and (
         isinstance(value, str | int | float | bool) and len(str(value)) <= 80
     )
 
 
-def _arg_key(session: Session, tool: str, key: str, value: Any) -> str:
-    return json.dumps([session.namespace, session.skill, tool, key, value], sort_keys=True)
+def _ledger(kind: str, session: Session, tool: str) -> str:
+    return ledger_key(kind, session.namespace, session.skill, tool)
 
 
-def _record_successes(store: Store, sessions: Sequence[Session]) -> None:
+def _arg_item(key: str, value: Any) -> str:
+    return json.dumps([key, value], sort_keys=True, ensure_ascii=False)
+
+
+def _record_successes(ledgers: Ledgers, sessions: Sequence[Session]) -> None:
     """Remember each source-like argument value a tool succeeded with: a failure that recurs
     with a value the tool also worked with is not that value's fault (book_reservation with
     flight_type="round_trip" fails when the payment does not add up, and works when it does)."""
@@ -53,9 +61,14 @@ def _record_successes(store: Store, sessions: Sequence[Session]) -> None:
                 continue
             for key, value in call.args.items():
                 if _blamable(key, value):
-                    marker = "toolok:" + _arg_key(session, call.name, key, value)
-                    if store.cache_get(marker) is None:
-                        store.cache_put(marker, "1", namespace=session.namespace, actor=None)
+                    where = _ledger("toolok", session, call.name)
+                    ledgers.add(
+                        where,
+                        session.namespace,
+                        _arg_item(key, value),
+                        session.conversation_id,
+                        None,
+                    )
 
 
 def _failures(session: Session) -> list[tuple[str, str, Any, str, int]]:
@@ -83,19 +96,19 @@ def recurring_failures(
         if s.pattern is ToolPattern.RECURRING_FAILURE
     }
     signals: list[ToolPatternSignal] = []
-    _record_successes(store, sessions)
+    ledgers = Ledgers(store)
+    _record_successes(ledgers, sessions)
     for session in sessions:
         for tool, key, value, error, index in _failures(session):
-            cache_key = "toolfail:" + _arg_key(session, tool, key, value)
-            seen: list[str] = json.loads(store.cache_get(cache_key) or "[]")
-            if session.conversation_id in seen:
+            item = _arg_item(key, value)
+            where = _ledger("toolfail", session, tool)
+            if not ledgers.add(where, session.namespace, item, session.conversation_id, None):
                 continue
-            seen.append(session.conversation_id)
-            store.cache_put(cache_key, json.dumps(seen), namespace=session.namespace, actor=None)
+            seen = [conv for conv, _ in ledgers.get(where, session.namespace)[item]]
             failed = {key: value}
             if len(seen) < MIN_CONVERSATIONS:
                 continue
-            if store.cache_get("toolok:" + _arg_key(session, tool, key, value)) is not None:
+            if ledgers.get(_ledger("toolok", session, tool), session.namespace).get(item):
                 continue  # the tool also worked with this value: the failure lies elsewhere
             if (tool, json.dumps(failed, sort_keys=True)) in already:
                 continue
@@ -109,9 +122,10 @@ def recurring_failures(
                     error=error,
                     message_indexes=[index],
                     occurrences=len(seen),
-                    conversation_ids=list(seen),
+                    conversation_ids=seen,
                 )
             )
+    ledgers.flush()
     return signals
 
 
@@ -122,19 +136,17 @@ def fruitless_lookups(store: Store, sessions: Sequence[Session]) -> list[ToolPat
     """FRUITLESS_LOOKUP findings: a tool that found nothing in two or more conversations whose
     requests share at least two content words, each finished with other tools."""
     signals: list[ToolPatternSignal] = []
+    ledgers = Ledgers(store)
     for session in sessions:
         for tool, error, index, done_with in _unrecovered_not_found(session):
-            cache_key = "fruitless:" + json.dumps(
-                [session.namespace, session.skill, tool], sort_keys=True
-            )
-            seen: dict[str, list[list[str]]] = json.loads(store.cache_get(cache_key) or "{}")
-            if session.conversation_id in seen:
+            where = _ledger("fruitless", session, tool)
+            words = [list(p) for p in _request_words(session, tool)]
+            if not ledgers.add(where, session.namespace, "", session.conversation_id, words):
                 continue
-            seen[session.conversation_id] = [list(p) for p in _request_words(session, tool)]
-            store.cache_put(cache_key, json.dumps(seen), namespace=session.namespace, actor=None)
+            seen = ledgers.get(where, session.namespace)[""]
             if len(seen) < MIN_CONVERSATIONS:
                 continue
-            shared = _shared_words(list(seen.values()))
+            shared = _shared_words([said for _, said in seen])
             if len(shared) < MIN_SHARED_WORDS:
                 continue
             signals.append(
@@ -145,11 +157,12 @@ def fruitless_lookups(store: Store, sessions: Sequence[Session]) -> list[ToolPat
                     error=error,
                     message_indexes=[index],
                     occurrences=len(seen),
-                    conversation_ids=list(seen),
+                    conversation_ids=[conv for conv, _ in seen],
                     situation=shared,
                     done_with=done_with,
                 )
             )
+    ledgers.flush()
     return signals
 
 
@@ -207,6 +220,7 @@ def empty_fallbacks(store: Store, sessions: Sequence[Session]) -> list[ToolPatte
     """EMPTY_FALLBACK findings: in two or more conversations a tool found nothing and then a
     tool of the same purpose found it. One such search is exploration, not a lesson."""
     signals: list[ToolPatternSignal] = []
+    ledgers = Ledgers(store)
     for session in sessions:
         calls = tool_calls(session)
         pairs: dict[tuple[str, str], int] = {}
@@ -224,14 +238,10 @@ def empty_fallbacks(store: Store, sessions: Sequence[Session]) -> list[ToolPatte
                     pairs.setdefault((empty.name, other.name), empty.call_index)
                     break
         for (tool, fallback), index in pairs.items():
-            cache_key = "emptyfallback:" + json.dumps(
-                [session.namespace, session.skill, tool, fallback], sort_keys=True
-            )
-            seen: list[str] = json.loads(store.cache_get(cache_key) or "[]")
-            if session.conversation_id in seen:
+            where = _ledger("emptyfallback", session, tool)
+            if not ledgers.add(where, session.namespace, fallback, session.conversation_id, None):
                 continue
-            seen.append(session.conversation_id)
-            store.cache_put(cache_key, json.dumps(seen), namespace=session.namespace, actor=None)
+            seen = [conv for conv, _ in ledgers.get(where, session.namespace)[fallback]]
             if len(seen) < MIN_CONVERSATIONS:
                 continue
             signals.append(
@@ -242,9 +252,10 @@ def empty_fallbacks(store: Store, sessions: Sequence[Session]) -> list[ToolPatte
                     other_tool=fallback,
                     message_indexes=[index],
                     occurrences=len(seen),
-                    conversation_ids=list(seen),
+                    conversation_ids=seen,
                 )
             )
+    ledgers.flush()
     return signals
 
 

@@ -114,7 +114,7 @@ def name_variants(name: str) -> list[str]:
 
 
 def generic_term(key: str) -> str:
-    return GENERIC_BY_KEY.get(key.lower(), "the subject") if key else "the subject"
+    return GENERIC_BY_KEY.get(key.lower(), "the subject")
 
 
 def mask_names(text: str) -> str:

@@ -16,14 +16,19 @@ from dctx.capture.reading.base import TurnInput
 from dctx.models import Message, Session
 
 
-def agent_output(msg: Message) -> str:
-    """The agent's words in a message, or what it called when it said nothing."""
-    if msg.content or not msg.tool_calls:
-        return msg.content or ""
+def describe_calls(msg: Message) -> str:
+    """An assistant message's tool calls as text: `call name({...}); name({...})`."""
     return "call " + "; ".join(
         f"{c.name}({json.dumps(c.arguments, ensure_ascii=False, sort_keys=True)})"
         for c in msg.tool_calls
     )
+
+
+def agent_output(msg: Message) -> str:
+    """The agent's words in a message, or what it called when it said nothing."""
+    if msg.content or not msg.tool_calls:
+        return msg.content or ""
+    return describe_calls(msg)
 
 
 def user_turn_inputs(session: Session) -> list[tuple[Message, TurnInput]]:

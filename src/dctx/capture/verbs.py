@@ -30,3 +30,23 @@ IMPERATIVE_VERBS = frozenset(
 IMPERATIVE_PREFIX = frozenset(
     "please also always never just then first only still kindly definitely".split()
 )
+
+# Words that open a prohibition ("don't cc", "never add", "avoid emojis").
+NEGATIONS = frozenset("don't dont don’t never avoid".split())
+
+# Words that end a practice the agent has ("stop adding the footer").
+CESSATIONS = frozenset("stop quit cease".split())
+
+# Verbs that keep a practice as it is ("keep the rest"): they replace nothing.
+CONTINUATIONS = frozenset({"keep"})
+
+# Words that only a finite clause has: subject pronouns, copulas, auxiliaries and modals. A
+# sentence with none of them and no imperative verb is a verbless fragment ("metric units").
+FINITE_MARKERS = frozenset(
+    """i we you they he she it this that there is are was were be been am has have had do
+    does did can could will would should must may might shall isn't aren't wasn't weren't
+    doesn't don't didn't can't won't shouldn't""".split()
+)
+
+# Adverbs that make a verbless fragment standing ("metric units, always", "ISO everywhere").
+STANDING_ADVERBS = frozenset("always never everywhere throughout".split())

@@ -131,7 +131,8 @@ def perf_command(
         box=box.SIMPLE_HEAD,
         title_justify="left",
     )
-    for name in ("rules", "in scope", "", "cold", "reload", "new text", "cached", "peak RSS"):
+    columns = ("rules", "in scope", "", "cold", "reload", "new text", "cached", "peak RSS")
+    for name in (*columns, "DP process"):
         table.add_column(name, justify="right", no_wrap=True)
     for size in result.sizes:
         for label, stats in (("stage 1", size.stage1), ("stage 2 DP", size.stage2)):
@@ -139,14 +140,19 @@ def perf_command(
             cells.append(label)
             for state in ("cold", "reload", "new_text", "cached"):
                 cells.append(f"{_ms(stats[state].p50_ms)} / {_ms(stats[state].p95_ms)}")
-            cells.append(f"{size.peak_rss_mb:,.0f} MB" if label == "stage 1" else "")
+            first = label == "stage 1"
+            cells.append(f"{size.peak_rss_mb:,.0f} MB" if first else "")
+            cells.append(_mb(size.decision_rss_mb) if first else "")
             table.add_row(*cells)
     out.print(table)
     out.print(
         "cold: first call after another writer changed the store, on a new text (the changed "
         "rules are applied); reload: the snapshot built from scratch; new text: embedding not "
-        "cached; cached: the same text again. Query/step embedding included. Peak RSS: the "
-        "process's high-water mark so far."
+        "cached; cached: the same text again. Query/step embedding included. Peak RSS: this "
+        "process's high-water mark so far (it also embeds rules with the exact model and "
+        "writes the rulebook); DP process: the peak "
+        "RSS of a fresh process that only runs decision points on that store (the serving "
+        "case)."
     )
     if len(result.sizes) > 1:
         out.print(_ratio_table(result))
@@ -171,6 +177,10 @@ def perf_command(
         mark = "[green]ok[/green]" if target["ok"] else "[red]MISSED[/red]"
         out.print(f"target {target['target']} {target['limit']:g}: {target['measured']:g} {mark}")
     out.print(f"[dim]total {result.seconds:.0f} s[/dim]")
+
+
+def _mb(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:,.0f} MB"
 
 
 def _ratio_table(result: PerfResult) -> Table:

@@ -67,9 +67,18 @@ class Admission:
 DEFAULT_ADMISSION = Admission()
 
 
+UNCONFIRMED = "unconfirmed"  # history event of a lesson seen in too few conversations yet
+
+
+def unconfirmed(rule: Rule) -> bool:
+    """A lesson compiled from a signal that has not reached its own threshold (a replacement
+    seen in one conversation): it waits as a candidate, and its recurrence admits nothing."""
+    return any(h.get("event") == UNCONFIRMED for h in rule.history)
+
+
 def sightings(rule: Rule) -> list[dict[str, Any]]:
     """The rule's "seen" history entries (one per conversation it was observed in)."""
     return [h for h in rule.history if h.get("event") == "seen"]
 
 
-__all__ = ["DEFAULT_ADMISSION", "Admission", "sightings"]
+__all__ = ["DEFAULT_ADMISSION", "UNCONFIRMED", "Admission", "sightings", "unconfirmed"]

@@ -75,6 +75,34 @@ def contradicts(a: Rule, b: Rule, similarity: float, *, contrasted: bool = False
     return similarity >= (SAME_SLOT_CONTRASTED if contrasted else SAME_SLOT)
 
 
+def restate(old: str, new: str) -> str | None:
+    """`old` with the value of a parameter it sets replaced by the one `new` gives in words
+    ("Always use --region eu-west for the site." + "we use the us-east region now" ->
+    "Always use --region us-east for the site."): a replacement said in passing keeps the
+    form and reach of the rule it replaces. None when `new` sets no such parameter."""
+    if identity(new).settings:
+        return None
+    said = new.split()
+    for rx in (_FLAG, _ASSIGN):
+        for m in rx.finditer(old):
+            key = _key_stems(m.group("key").lower().strip("-"))
+            for k, word in enumerate(said):
+                if stem(word.strip(".,;:!?").lower()) not in key:
+                    continue
+                for near in (said[k - 1] if k else "", said[k + 1] if k + 1 < len(said) else ""):
+                    value = near.strip(".,;:!?\"'`")
+                    if content_stems(value, drop_generic=True) and value.lower() not in old.lower():
+                        return old[: m.start("value")] + value + old[m.end("value") :]
+    return None
+
+
+def resets(a: Rule, b: Rule) -> bool:
+    """Both set a parameter, to different values: never the same rule, however alike their
+    words ("use --retries 3 ..." / "use --retries 5 ...")."""
+    ia, ib = identity(a.text), identity(b.text)
+    return any(ia.settings[k] != ib.settings[k] for k in ia.settings.keys() & ib.settings.keys())
+
+
 def different_slots(a: Rule, b: Rule) -> bool:
     """Both rules set parameters, and none in common: neither can replace the other."""
     ia, ib = identity(a.text), identity(b.text)

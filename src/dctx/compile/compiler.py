@@ -4,19 +4,22 @@ Corrections are processed in trace order so that later corrections supersede ear
 withdrawals find what they withdraw; tool patterns follow. The rulebook holds the store's rules
 of the namespace, so maintenance sees earlier captures too.
 
-A `ChainCompiler` (an LLM) may compile each correction chain instead; when it gives up (None),
-the chain is compiled deterministically. Withdrawals always search the stored rulebook here,
-since only it knows the rules of earlier captures.
+A `ChainCompiler` (an LLM: compiler_llm.py) may compile each correction chain instead; when it
+gives up (None), the chain is compiled deterministically. Withdrawals always search the stored
+rulebook here, since only it knows the rules of earlier captures.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
+from dctx.capture.cues import ceases
+from dctx.compile.behaviour import restate
 from dctx.compile.corrections import compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.tool_rules import compile_tool_signal
@@ -137,8 +140,9 @@ def compile_signals(
             chain_compiler, chain, rulebook, evidence, withdrawn
         ):
             continue
+        replaced: dict[tuple[str, int], Rule] = {}
         for signal in chain:
-            _compile_one(signal, rulebook, evidence, withdrawn)
+            _compile_one(signal, rulebook, evidence, withdrawn, replaced)
     for tool_signal in tool_signals:
         out = compile_tool_signal(tool_signal)
         if out is None:
@@ -167,8 +171,34 @@ def _chain_key(signal: CorrectionSignal) -> tuple[str, str, str, int]:
 
 
 def _compile_one(
-    signal: CorrectionSignal, rulebook: Rulebook, evidence: list[Evidence], withdrawn: list[str]
+    signal: CorrectionSignal,
+    rulebook: Rulebook,
+    evidence: list[Evidence],
+    withdrawn: list[str],
+    replaced: dict[tuple[str, int], Rule],
 ) -> None:
+    """Compile one signal into the rulebook. `replaced` holds, per (conversation, message),
+    the rule a withdrawal of that turn took back: a directive later in the turn replaces it."""
+    turn = (signal.ctx.conversation_id, signal.message_index)
+    if signal.aftermath is Aftermath.CORRECTION and (ceases(signal.directive) or signal.revokes):
+        # "stop adding the disclaimer" while a rule asks for the disclaimer revokes that rule,
+        # and so does a command the reader read as taking an instruction back ("drop the
+        # emojis"); with no such rule it is a correction like any other
+        ev = evidence_for(signal, EvidenceKind.WITHDRAWAL)
+        target = rulebook.withdraw(
+            signal.directive,
+            ev,
+            actor=signal.ctx.actor,
+            skill=signal.ctx.skill,
+            revoking=True,
+        )
+        if target is not None:
+            evidence.append(ev)
+            withdrawn.append(target.id)
+            if ceases(signal.directive):
+                return
+            # a read withdrawal's command also says what holds now ("scratch the phone call,
+            # send an SMS instead"; "drop the emojis"): it is learned as well
     compiled = compile_correction(signal)
     evidence.extend(compiled.evidence)
     for text, ev in compiled.withdrawals:
@@ -181,6 +211,7 @@ def _compile_one(
         )
         if target is not None:
             withdrawn.append(target.id)
+            replaced[turn] = target
             continue
         # nothing to withdraw: "don't add the chart anymore" may be a correction, but the
         # reader did not read it as one, so it waits as a candidate until it recurs or a person
@@ -193,6 +224,15 @@ def _compile_one(
     for rule in compiled.rules:
         if signal.candidate:
             rule.status = RuleStatus.CANDIDATE
+        old = replaced.get(turn)
+        restated = restate(old.text, rule.text) if old is not None else None
+        if old is not None and restated is not None:
+            # "forget the eu-west rule; we use the us-east region now": the new value, in
+            # the form and with the reach of the rule it replaces
+            rule.text, rule.type, rule.qualifiers = restated, old.type, list(old.qualifiers)
+            rule.trigger = copy.deepcopy(old.trigger)
+            if old.trigger.text == old.text:
+                rule.trigger.text = restated
         rulebook.add(rule, raw=signal.raw)
 
 

@@ -13,8 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
+from dctx.capture.condition_words import Condition
 from dctx.capture.subjects import generic_term, mask_names, name_variants
-from dctx.compile.conditions import Condition, split_condition
+from dctx.capture.verbs import STANDING_ADVERBS
+from dctx.compile.conditions import split_condition
 from dctx.compile.phrasing import (
     drop_preamble,
     drop_reasons,
@@ -35,7 +37,7 @@ from dctx.models import (
     TriggerKind,
     new_id,
 )
-from dctx.text import content_stems
+from dctx.text import content_stems, words
 
 SHARED_SCOPE = re.compile(
     r"\b(everyone|every one of us|the team|the (whole|entire) (\w+ )?team|all of us|our team|"
@@ -184,8 +186,11 @@ def _build_rule(
     if subject is not None and subject.lower() in values:
         subject = None
     body = imperative(main)
-    if not body or len(content_stems(body, drop_generic=True)) < 2:
-        return None  # "make it better": no behavior named, nothing to apply elsewhere
+    # "make it better": no behavior named, nothing to apply elsewhere; under a condition one
+    # specific word names it ("if it's two days late, get someone to phone the customer")
+    named = 1 if cond is not None and (cond.keywords or cond.numeric) else 2
+    if not body or len(content_stems(body, drop_generic=True)) < named:
+        return None
     qualifiers: list[str] = []
     if cond is not None and cond.qualifier:
         qualifiers.append(cond.qualifier)
@@ -315,7 +320,11 @@ def _trigger(
     tool = _mentioned_tool(body, signal.tools_seen)
     if tool is not None:
         return Trigger(kind=TriggerKind.TOOL, text=body, tool=tool, node_id=signal.node_id)
-    if rtype is RuleType.FORMAT or UNIVERSAL.search(signal.directive):
+    if (
+        rtype is RuleType.FORMAT
+        or UNIVERSAL.search(signal.directive)
+        or any(w in STANDING_ADVERBS for w in words(body))
+    ):
         # formatting, and directives the user made universal ("always", "from now on"),
         # apply to every run in scope: no similarity test (Finding 2)
         return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)

@@ -19,9 +19,20 @@ from typing import Literal
 
 import numpy as np
 
-from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings
-from dctx.compile.behaviour import contradicts, different_slots
-from dctx.models import Evidence, Rule, RuleSource, RuleStatus, Scope, to_dict, utcnow
+from dctx.capture.cues import prohibits
+from dctx.capture.verbs import STANDING_ADVERBS
+from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings, unconfirmed
+from dctx.compile.behaviour import contradicts, different_slots, identity, resets
+from dctx.models import (
+    Evidence,
+    Rule,
+    RuleSource,
+    RuleStatus,
+    Scope,
+    TriggerKind,
+    to_dict,
+    utcnow,
+)
 from dctx.providers.base import Embedder, Vector
 from dctx.text import content_stems, words
 
@@ -29,6 +40,7 @@ DUPLICATE = 0.90  # cosine at which two rules say the same thing
 SAME_TOPIC = 0.72  # cosine at which two rules are about the same behavior
 SAME_TOPIC_WITH_CUE = 0.45  # ... when the newer one says "instead", "actually", "no longer"
 WITHDRAW_MIN = 0.30
+REVOKE_MIN = 0.5  # ... for a command that ends a practice, which is a correction otherwise
 # statuses a new rule can merge into: live ones, and those waiting for a person or evidence
 _MERGEABLE = (RuleStatus.ACTIVE, RuleStatus.DRAFT, RuleStatus.CANDIDATE)
 
@@ -106,6 +118,8 @@ class Rulebook:
         self.result = Maintenance()
         # rules added by this capture -> (conversation, turn text): one turn's rules coexist
         self._turn: dict[str, tuple[str | None, str]] = {}
+        # turns (conversation, text) that withdrew a rule: their "instead" names that rule
+        self._withdrew_in: set[tuple[str | None, str]] = set()
 
     @property
     def vectors(self) -> Vector:
@@ -119,12 +133,12 @@ class Rulebook:
             self._add_tool_rule(rule, vec)
             return
         own, own_sim = self._best_match(rule, vec, exact_scope=True)
-        if own is not None and own_sim >= DUPLICATE:
+        if own is not None and own_sim >= DUPLICATE and not resets(own, rule):
             self._agree(own, rule)
             self._relate(own, "agreed", rule, None, own_sim)
             return
         best, sim = self._best_match(rule, vec)
-        if best is not None and sim >= DUPLICATE:
+        if best is not None and sim >= DUPLICATE and not resets(best, rule):
             # the same directive in another scope (another person's, or team-wide): a rule of
             # its own, in the same group
             rule.group = best.group
@@ -135,8 +149,13 @@ class Rulebook:
             # a correction not yet admitted replaces and conflicts with nothing until it is
             self._append(rule, vec)
             return
+        earlier = self._same_setting(rule)
+        if earlier is not None:
+            # the same parameter set again to another value: the slot decides, not the words
+            best, sim = earlier, max(sim if best is earlier else 0.0, SAME_TOPIC)
         cue = bool(_REPLACEMENT_CUE.search(raw)) or (
-            best is not None and _names_old_behavior(best, rule, raw)
+            best is not None
+            and (_names_old_behavior(best, rule, raw) or self._narrows(best, rule, raw))
         )
         threshold = SAME_TOPIC_WITH_CUE if cue else SAME_TOPIC
         if best is not None and sim >= threshold and not different_slots(best, rule):
@@ -155,7 +174,13 @@ class Rulebook:
                 rule.group = best.group
                 self.result.log.append(f"conflict group {best.group}: {best.id} vs {rule.id}")
                 self._relate(best, "conflict", rule, rule.id, sim)
-        elif raw and _NAMES_REPLACEMENT.search(raw):
+        elif (
+            raw
+            and _NAMES_REPLACEMENT.search(raw)
+            and (rule.conversation_id, raw) not in self._withdrew_in
+        ):
+            # "..., send an SMS instead": the older rule the turn names is replaced, unless
+            # the turn already took back what its new rule replaces
             named = self._named_in_turn(rule, raw)
             if named is not None:
                 rule.group = named.group
@@ -164,6 +189,32 @@ class Rulebook:
         self._append(rule, vec)
         if raw:
             self._turn[rule.id] = (rule.conversation_id, raw)
+
+    def _same_setting(self, rule: Rule) -> Rule | None:
+        """The latest live rule of the same actor, scope and condition that sets one of the
+        parameters `rule` sets, to another value (compile/behaviour.py)."""
+        if not identity(rule.text).settings:
+            return None
+        for other in reversed(self.rules):
+            if (
+                other.status in (RuleStatus.ACTIVE, RuleStatus.DRAFT)
+                and other.source is RuleSource.CORRECTION
+                and other.actor == rule.actor
+                and same_scope(other.scope, rule.scope)
+                and _same_condition(other, rule)
+                and resets(other, rule)
+            ):
+                return other
+        return None
+
+    def _narrows(self, old: Rule, new: Rule, raw: str) -> bool:
+        """The turn splits an older universal rule by scope ("go back to '3pm' in letters,
+        keep 24-hour times in the rota"): it says something else for one part already, and
+        `new` keeps the old behaviour, without the universal adverb, for another."""
+        sibling = any(
+            said == (new.conversation_id, raw) and rid != new.id for rid, said in self._turn.items()
+        )
+        return bool(raw) and sibling and _universal(old.text) and not _universal(new.text)
 
     def _add_tool_rule(self, rule: Rule, vec: Vector) -> None:
         for existing in self.rules:
@@ -180,7 +231,9 @@ class Rulebook:
             existing.evidence_ids.extend(rule.evidence_ids)
             existing.updated_at = rule.updated_at
             existing.history.append({"at": utcnow(), "event": "reinforced", "by": rule.id})
-            if existing.status is RuleStatus.CANDIDATE:
+            if existing.status is RuleStatus.CANDIDATE and unconfirmed(rule):
+                existing.history.extend(sightings(rule))  # kept; admission waits for more
+            elif existing.status is RuleStatus.CANDIDATE:
                 self._sighted(existing, rule)
             self._changed(existing)
             self._relate(existing, "reinforced", rule, None, None)
@@ -305,6 +358,10 @@ class Rulebook:
         )
 
     def _supersede(self, old: Rule, new: Rule) -> None:
+        if old.trigger.kind is TriggerKind.ALWAYS and new.trigger.kind is TriggerKind.QUERY:
+            # the replacement reaches where the rule it replaces did, not only requests like
+            # the one it was said in
+            new.trigger.kind, new.trigger.text = TriggerKind.ALWAYS, new.text
         old.status = RuleStatus.SUPERSEDED
         old.superseded_by = new.id
         old.history.append({"at": utcnow(), "event": "superseded", "by": new.id})
@@ -336,14 +393,18 @@ class Rulebook:
         actor: str,
         skill: str,
         previous_output: str = "",
+        revoking: bool = False,
     ) -> Rule | None:
-        """Withdraw the actor's rule that `text` refers to; None when nothing matches."""
+        """Withdraw the actor's rule that `text` refers to; None when nothing matches.
+        `revoking`: `text` is a command that ends a practice ("stop adding the footer"), so
+        only a rule that asks for the practice, and clearly the one named, is withdrawn."""
         mine = [
             (i, r)
             for i, r in enumerate(self.rules)
             if r.actor == actor
             and r.scope.skill == skill
             and r.status in (RuleStatus.ACTIVE, RuleStatus.DRAFT)
+            and not (revoking and prohibits(r.text))
         ]
         if not mine:
             return None
@@ -361,8 +422,10 @@ class Rulebook:
                 score = 0.5 * float(self.vectors[i] @ vec) + 0.5 * overlap
                 if score > best_score:
                     target, best_score = r, score
-            if best_score < WITHDRAW_MIN:
+            if best_score < (REVOKE_MIN if revoking else WITHDRAW_MIN):
                 target = None
+        elif revoking:
+            return None
         elif previous_output:
             vec = self.embedder.embed([previous_output])[0]
             i, target = max(mine, key=lambda ir: float(self.vectors[ir[0]] @ vec))
@@ -371,6 +434,7 @@ class Rulebook:
         if target is None:
             return None
         target.status = RuleStatus.WITHDRAWN
+        self._withdrew_in.add((evidence.conversation_id, evidence.text))
         target.evidence_ids.append(evidence.id)
         target.history.append(
             {"at": utcnow(), "event": "withdrawn", "actor": actor, "evidence": evidence.id}
@@ -407,6 +471,11 @@ def _contrasts(old: Rule, new: Rule, raw: str) -> bool:
     """The newer rule's turn says what it replaces: a contrast cue, or it names what the
     older rule asks for and the new one drops."""
     return bool(raw and _NAMES_REPLACEMENT.search(raw)) or _names_old_behavior(old, new, raw)
+
+
+def _universal(text: str) -> bool:
+    """Said to hold everywhere, always: a standing adverb (capture/verbs.py) in the rule."""
+    return any(w in STANDING_ADVERBS for w in words(text))
 
 
 def _lexical_topic(a: str, b: str) -> bool:

@@ -135,6 +135,7 @@ def imperative(sentence: str) -> str:
         if new != text:
             text = new.strip()
     text = _TRAILING.sub("", text).strip()
+    text = _returns_to(text)
     m = _NEG_THEN_POS.match(text)
     if m:
         text = f"Use {m.group('b').strip()} instead of {m.group('a').strip()}"
@@ -152,6 +153,35 @@ def imperative(sentence: str) -> str:
     if text.endswith("?"):
         text = text[:-1] + "."
     return text
+
+
+def _returns_to(text: str) -> str:
+    """ "go back to '3pm' style in letters" -> "Use '3pm' style in letters": a command to
+    return to a former way says what to use; the rule must read without the history."""
+    from dctx.capture.verbs import IMPERATIVE_VERBS
+
+    head = text.split(maxsplit=3)
+    if len(head) < 4 or head[0].lower() not in IMPERATIVE_VERBS or head[1:3] != ["back", "to"]:
+        return text
+    verb, _, rest = head[3].partition(" ")
+    base = _base_form(verb.lower())
+    if base is not None:
+        return f"{base} {rest}".strip()  # "go back to offering callbacks" -> "offer callbacks"
+    return f"Use {head[3]}"
+
+
+def _base_form(gerund: str) -> str | None:
+    """The imperative verb a gerund is made from ("offering" -> "offer", "adding" -> "add",
+    "making" -> "make"), when it is one of the command verbs."""
+    from dctx.capture.verbs import IMPERATIVE_VERBS
+
+    if not gerund.endswith("ing"):
+        return None
+    stem = gerund[:-3]
+    for base in (stem, stem + "e", stem[:-1]):
+        if base in IMPERATIVE_VERBS:
+            return base
+    return None
 
 
 def rule_type(text: str) -> RuleType:
@@ -176,7 +206,12 @@ def split_directives(sentence: str) -> list[str]:
         sentence,
         flags=re.IGNORECASE,
     )
-    out = [p.strip(" ,.") for p in parts if p and len(p.strip(" ,.").split()) >= 2]
+    out = [
+        c.strip(" ,.")
+        for p in parts
+        for c in _split_commands(p)
+        if c and len(c.strip(" ,.").split()) >= 2
+    ]
     if any(_DEPENDENT.match(p) for p in out[1:]) or "->" in sentence or "→" in sentence:
         return [sentence]  # a ladder ("X -> a; otherwise Y -> b; everything else c") is one rule
     merged: list[str] = []
@@ -188,6 +223,18 @@ def split_directives(sentence: str) -> list[str]:
         else:
             merged.append(part)
     return merged or [sentence]
+
+
+def _split_commands(part: str) -> list[str]:
+    """ "go back to '3pm' in letters, keep 24-hour times in the rota": commands side by side,
+    each opening with its own imperative verb, are separate rules. A part whose head is not a
+    command ("for P3s, page the secondary") stays whole."""
+    from dctx.capture.cues import _imperative_clause
+
+    pieces = [p.strip() for p in part.split(",")]
+    if len(pieces) < 2 or not all(p and _imperative_clause(p) for p in pieces):
+        return [part]
+    return pieces
 
 
 _REFERS_BACK = re.compile(r"^\w+(?:\s+\w+)?\s+(it|them)\b", re.IGNORECASE)

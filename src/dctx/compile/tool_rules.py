@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from dctx.capture.base import ToolPattern, ToolPatternSignal
+from dctx.compile.admission import UNCONFIRMED
 from dctx.models import (
     Evidence,
     EvidenceKind,
@@ -26,6 +27,7 @@ from dctx.models import (
     new_id,
     utcnow,
 )
+from dctx.text import SOURCE_KEY
 
 # date formats a retry may switch an argument to: (strptime format, how the rule names it)
 _DATE_FORMATS = [
@@ -37,11 +39,6 @@ _DATE_FORMATS = [
 ]
 _YEARS = range(1900, 2200)  # "40021187" reads as year 4002: an id, not a date
 _IDENTIFIER = re.compile(r"^[A-Za-z]{0,6}[-_#]?\d[\w-]*$")
-SOURCE_KEY = re.compile(
-    r"(source|feed|provider|endpoint|api|region|version|format|mode|channel|queue|team|method|"
-    r"type|dataset|index|database|\bdb\b|server|host|url|vendor|service|exchange|market|backend)",
-    re.IGNORECASE,
-)
 
 
 def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | None:
@@ -70,7 +67,7 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
                 "other_tool": signal.other_tool,
                 "error": signal.error[:300],
                 "messages": signal.message_indexes,
-                "conversations": signal.conversation_ids or [ctx.conversation_id],
+                "conversations": rule_conversations(signal),
             },
             ensure_ascii=False,
             sort_keys=True,
@@ -99,7 +96,17 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
     if untrusted:
         rule.status = RuleStatus.CANDIDATE
         rule.history.append(sighting(ctx.conversation_id, ctx.actor))
+    if signal.candidate:
+        # seen in too few conversations: it waits, and admits nothing when it recurs
+        rule.status = RuleStatus.CANDIDATE
+        rule.history.append(
+            {"at": utcnow(), "event": UNCONFIRMED, "conversations": rule_conversations(signal)}
+        )
     return rule, evidence
+
+
+def rule_conversations(signal: ToolPatternSignal) -> list[str]:
+    return signal.conversation_ids or [signal.ctx.conversation_id]
 
 
 def sighting(conversation_id: str, actor: str | None) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dctx.inject.format import rule_line
-from dctx.inject.tokens import count_tokens
 from dctx.models import Rule
+from dctx.tokens import count_tokens
 
 
 def pack(rules: Sequence[Rule], *, budget: int, actor: str) -> tuple[list[Rule], int]:

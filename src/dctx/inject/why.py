@@ -19,10 +19,10 @@ from dctx.capture.subjects import mask_names
 from dctx.inject.run import Run
 from dctx.models import Rule, RuleStatus, TriggerKind
 from dctx.providers.base import embed_query
-from dctx.retrieve.condition_match import ConditionModel
+from dctx.retrieve.condition_match import ConditionModel, names_subject
 from dctx.retrieve.conflicts import Decision
 from dctx.retrieve.context import RunContext, data_condition_met
-from dctx.retrieve.engine import Retriever, names_subject
+from dctx.retrieve.engine import Retriever
 
 
 @dataclass(slots=True)
@@ -133,19 +133,20 @@ class _Vectors:
     """Row lookup of a rule's text/trigger vectors in the retriever's current snapshot."""
 
     def __init__(self, retriever: Retriever, namespace: str) -> None:
-        snap = retriever.snapshot(namespace)
-        self.snap = snap
-        self.rows = {r.id: i for i, r in enumerate(snap.rules) if r is not None}
+        self.snap = retriever.snapshot(namespace)
+
+    def row(self, rule_id: str) -> int | None:
+        return self.snap.slot_of(rule_id)
 
     def trigger_similarity(self, rule_id: str, vec: np.ndarray) -> float | None:
-        row = self.rows.get(rule_id)
+        row = self.row(rule_id)
         if row is None:
             return None
         trigger = np.asarray(self.snap.trigger_vectors[row], dtype=np.float32)
         return float(trigger @ np.asarray(vec, dtype=np.float32))
 
     def similarity(self, rule_id: str, vec: np.ndarray) -> float | None:
-        row = self.rows.get(rule_id)
+        row = self.row(rule_id)
         if row is None:
             return None
         vec = np.asarray(vec, dtype=np.float32)
@@ -199,7 +200,7 @@ def check_point(
         if _free_text(rule):
             text = run.ctx.summaries[-1] if dp > 0 else mask_names(run.query)  # as Run embeds
             cosine = _Vectors(run.retriever, run.namespace).trigger_similarity(
-                rule.id, run.embedder.embed([text])[0]
+                rule.id, embed_query(run.embedder, [text])[0]
             )
             free, said = free_text_condition(rule, ctx, cosine, run.retriever.conditions)
             if rule.trigger.predicate is None:
@@ -224,7 +225,7 @@ def _query_check(check: PointCheck, run: Run, rule: Rule, dp: int) -> None:
     """Similarity of the query (stage 1) or the latest tool step (stage 2) to the rule, with
     the retriever's own pass/fail test."""
     vectors = _Vectors(run.retriever, run.namespace)
-    row = vectors.rows.get(rule.id)
+    row = vectors.row(rule.id)
     if row is None:
         check.condition = "not in the index of active rules"
         return
@@ -339,7 +340,8 @@ def explain_conflict(
     majority, abstain), or that there is no conflict. `lost` is True when the rule is a member
     the resolution keeps out."""
     decision: Decision = retriever.conflict(namespace, rule.group, skill=skill, actor=actor)
-    texts = {r.id: r for r in retriever.snapshot(namespace).rules if r is not None}
+    snap = retriever.snapshot(namespace)
+    texts = {w: snap.rule(i) for w in decision.winners if (i := snap.slot_of(w)) is not None}
     lost = rule.id in decision.members and rule.id not in decision.winners
     out: dict[str, Any] = {
         **decision.to_dict(),

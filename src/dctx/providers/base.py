@@ -40,6 +40,14 @@ def embed_query(embedder: Embedder, texts: Sequence[str]) -> Vector:
     return embedder.embed(texts)
 
 
+def forget_texts(embedder: Embedder) -> None:
+    """Drop every text the embedder keeps in memory (`embedder.forget_texts` when it has
+    one): after a forget, no cache of this process is keyed by what was forgotten."""
+    drop = getattr(embedder, "forget_texts", None)
+    if callable(drop):
+        drop()
+
+
 @dataclass(slots=True)
 class Usage:
     input_tokens: int = 0

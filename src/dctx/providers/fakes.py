@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from dctx.errors import ProviderError
-from dctx.inject.tokens import count_tokens
 from dctx.providers.base import Usage, Vector
+from dctx.tokens import count_tokens
 
 __all__ = ["FakeEmbedder", "LLMCall", "ScriptedLLM"]
 

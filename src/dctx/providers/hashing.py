@@ -59,6 +59,10 @@ class HashingEmbedder:
         self.dim = dim
         self.id = f"hashing-{dim}"
 
+    def forget_texts(self) -> None:
+        """Empty the feature cache (its keys are words of the texts embedded)."""
+        _bucket.cache_clear()
+
     def embed(self, texts: Sequence[str]) -> Vector:
         """Return an (len(texts), dim) float32 array with L2-normalized rows."""
         if isinstance(texts, str):

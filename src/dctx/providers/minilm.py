@@ -30,6 +30,7 @@ import numpy.typing as npt
 from dctx.errors import ConfigError, MissingDependencyError, ProviderError
 from dctx.providers.base import Vector
 from dctx.providers.minilm_fast import default_cache_dir, fast_model_path, sha256_file
+from dctx.providers.text_cache import fill_from_cache
 
 __all__ = [
     "MODEL_SHA256",
@@ -84,9 +85,11 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 int8 on CPU: 384-dim, L2-normalized, mean-pooled sentence vectors.
 
     `threads` sets onnxruntime's intra-op threads (1 suits small machines and servers that
-    embed from several threads). `batch_size` bounds memory per forward pass. Single-text
-    calls, the common case for queries at decision points, go through an LRU cache of
-    `cache_size` entries (one per path: `embed` and `embed_query` vectors differ slightly).
+    embed from several threads). `batch_size` bounds memory per forward pass. Every text
+    goes through an LRU cache of `cache_size` entries (one per path: `embed` and
+    `embed_query` vectors differ slightly), so a batch runs the model only on the distinct
+    texts it has not seen lately: a query at a decision point, or the "Thanks." and the
+    corrections that recur across the captures of one process.
     `fast_queries=False` makes `embed_query` exact; `cache_dir` is where the derived fast
     model is kept (default: `minilm_fast.default_cache_dir()`).
     """
@@ -215,6 +218,18 @@ class MiniLMEmbedder:
         self._input_names = frozenset(names)
         return session
 
+    @property
+    def loaded_models(self) -> tuple[str, ...]:
+        """The model copies this instance holds: ("fast",) in a process that only embeds
+        query and step texts, "exact" once something was embedded for storage (or when no
+        fast copy could be derived here, the exact model serving both)."""
+        exact = self._sessions.get(False)
+        fast = self._sessions.get(True)
+        names = ["exact"] if exact is not None else []
+        if fast is not None and fast is not exact:
+            names.append("fast")
+        return tuple(names)
+
     # -- embedding ----------------------------------------------------------------------
 
     def embed(self, texts: Sequence[str]) -> Vector:
@@ -226,30 +241,43 @@ class MiniLMEmbedder:
         of the model when there is one (see the module docstring), else the exact model."""
         return self._embed(texts, fast=True)
 
+    def forget_texts(self) -> None:
+        """Empty the caches (keyed by text; `Memory.forget_actor` calls this, and so does a
+        benchmark that measures the model rather than the cache)."""
+        with self._cache_lock:
+            for cache in self._caches.values():
+                cache.clear()
+
     def _embed(self, texts: Sequence[str], *, fast: bool) -> Vector:
         if isinstance(texts, str):
             raise ConfigError("embed() takes a sequence of texts, not one string")
-        if len(texts) == 1 and self._cache_size:
-            return self._embed_one_cached(texts[0], fast)[None, :].copy()
-        return self._embed_many(texts, fast)
-
-    def _embed_one_cached(self, text: str, fast: bool) -> Vector:
+        if not self._cache_size:
+            return self._embed_many(texts, fast)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
         cache = self._caches[fast]
         with self._cache_lock:
-            hit = cache.get(text)
-            if hit is not None:
-                cache.move_to_end(text)
-                self.cache_hits += 1
-                return hit
-            self.cache_misses += 1
-        vec = self._embed_many([text], fast)[0]
-        vec.flags.writeable = False
+            missing = fill_from_cache(cache, texts, out)  # text -> its rows, each text once
+            self.cache_hits += len(texts) - sum(len(rows) for rows in missing.values())
+            self.cache_misses += len(missing)
+        if missing:
+            fresh = list(missing)
+            vecs = self._embed_many(fresh, fast)
+            for text, vec in zip(fresh, vecs, strict=True):
+                out[missing[text]] = vec
+            self._remember(cache, fresh, vecs)
+        return out
+
+    def _remember(self, cache: OrderedDict[str, Vector], texts: list[str], vecs: Vector) -> None:
+        """Keep the newest vectors (read-only copies), evicting the least recently used."""
+        keep = len(texts) - min(len(texts), self._cache_size)
         with self._cache_lock:
-            cache[text] = vec
-            cache.move_to_end(text)
+            for text, vec in zip(texts[keep:], vecs[keep:], strict=True):
+                row = vec.copy()
+                row.flags.writeable = False
+                cache[text] = row
+                cache.move_to_end(text)
             while len(cache) > self._cache_size:
                 cache.popitem(last=False)
-        return vec  # type: ignore[no-any-return]
 
     def _embed_many(self, texts: Sequence[str], fast: bool = False) -> Vector:
         out = np.empty((len(texts), self.dim), dtype=np.float32)

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from dctx.errors import ConfigError, ProviderError
-from dctx.inject.tokens import count_tokens
 from dctx.providers.base import Vector
 from dctx.providers.llm import ProviderConfig, parse_llm_spec, require_sdk
 from dctx.providers.retry import RetryPolicy, provider_error, with_retries
 from dctx.providers.usage import record_embedding
+from dctx.tokens import count_tokens
 
 __all__ = ["KNOWN_DIMS", "OpenAIEmbedder", "resolve_openai_embedder"]
 

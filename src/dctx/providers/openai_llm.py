@@ -19,11 +19,11 @@ from typing import Any
 import openai
 
 from dctx.errors import ProviderError
-from dctx.inject.tokens import count_tokens
 from dctx.providers.base import Usage
 from dctx.providers.llm import ProviderConfig
 from dctx.providers.retry import provider_error, with_retries
 from dctx.providers.structured import schema_instruction
+from dctx.tokens import count_tokens
 
 __all__ = ["OpenAILLM", "map_openai_error", "openai_client"]
 

@@ -27,47 +27,32 @@ with --words-only).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from dctx.text import content_stems
+from dctx.models import Rule
+from dctx.text import alternatives
 
-# punctuation and coordinating conjunctions: a closed class, where a list of alternatives
-# divides; a condition without them is one alternative
-_ALTERNATIVES = re.compile(r"[,;()\[\]/]|\b(?:or|and|nor)\b", re.IGNORECASE)
-
-
-def alternatives(condition: str, keywords: Sequence[str]) -> list[frozenset[str]]:
-    """The condition's keywords grouped by the alternatives it lists (one group when it
-    lists none, or when a part's words cannot be told apart from the keywords)."""
-    wanted = set(keywords)
-    parts = [
-        frozenset(s for s in content_stems(p.replace("-", " ")) if s in wanted)
-        for p in _ALTERNATIVES.split(condition)
-    ]
-    groups = [g for g in dict.fromkeys(parts) if g]
-    if not groups or set().union(*groups) != wanted:
-        return [frozenset(wanted)]
-    return _shared_head(groups, condition, keywords)
+__all__ = [
+    "CONDITION_MODELS",
+    "NOTHING_SEEN",
+    "WORDS_ONLY",
+    "ConditionModel",
+    "Lexical",
+    "alternatives",
+    "condition_model",
+    "names_subject",
+]
 
 
-def _shared_head(
-    groups: list[frozenset[str]], condition: str, keywords: Sequence[str]
-) -> list[frozenset[str]]:
-    """ "webhook or API problems" lists webhook problems and API problems: when each earlier
-    alternative is one modifier and the last ends in the condition's final noun, that noun
-    is the class they share, and the modifiers tell the alternatives apart."""
-    *earlier, last = groups
-    head = keywords[-1] if keywords else None
-    if not earlier or len(last) < 2 or head not in last or any(len(g) != 1 for g in earlier):
-        return groups
-    if not _ALTERNATIVES.split(condition)[-1].strip():
-        return groups  # the list ends in a bracket or comma: no head follows it
-    return [*earlier, last - {head}]
+def names_subject(rule: Rule) -> bool:
+    """A subject-scoped rule triggered by its subject's name: a name, not a condition, so
+    its words are matched as words (`data_condition_met`; the packed column `subject_named`
+    is this test on table rows)."""
+    return rule.scope.subject is not None and rule.trigger.text == rule.scope.subject
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +64,11 @@ class Lexical:
     share: float
 
     @classmethod
-    def of(cls, groups: Sequence[frozenset[str]], stems: set[str] | frozenset[str]) -> Lexical:
-        seen = [len(g & stems) / len(g) for g in groups if g]
-        hits = len(set().union(*groups) & stems) if groups else 0
+    def of(cls, groups: Sequence[Set[Hashable]], seen_words: Set[Hashable]) -> Lexical:
+        """From the condition's alternatives and the words a text holds (stems, or their
+        codes in a snapshot's vocabulary)."""
+        seen = [len(g & seen_words) / len(g) for g in groups if g]
+        hits = len(set().union(*groups) & seen_words) if groups else 0
         best = max(seen, default=0.0)
         return cls(all_seen=best >= 1.0, two_seen=hits >= 2, share=best)
 

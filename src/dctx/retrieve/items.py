@@ -15,7 +15,7 @@ from itertools import islice
 from typing import Any
 
 from dctx.models import Predicate
-from dctx.text import content_stems
+from dctx.text import content_stems, key_stems
 
 MAX_ITEMS = 2000  # per result: a huge listing is sampled, not walked whole
 _MAX_VALUE_CHARS = 200  # longer strings are prose, not field values
@@ -48,8 +48,7 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
     while stack:
         obj = stack.pop()
         for key, value in obj.items():
-            key_stems = content_stems(str(key))
-            keys.update(key_stems)
+            keys.update(key_stems(str(key)))
             if isinstance(value, dict):
                 stack.append(value)
             elif isinstance(value, list):
@@ -60,7 +59,7 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
     about = context | keys | stems
     yield Item(frozenset(values), frozenset(keys), frozenset(about), record or not lists)
     for key, elements in lists:
-        inner = about | set(content_stems(key))
+        inner = about | set(key_stems(key))
         for element in elements[:MAX_ITEMS]:
             yield from _walk(element, frozenset(inner), True)
 

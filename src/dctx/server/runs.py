@@ -84,6 +84,19 @@ class RunRegistry:
         with self._lock:
             self._runs.pop(run_id, None)
 
+    def drop_actor(self, namespace: str, actor: str) -> int:
+        """End the actor's open runs in the namespace (they hold what the actor asked, and
+        would record outcomes under their name after a forget); how many."""
+        with self._lock:
+            gone = [
+                rid
+                for rid, e in self._runs.items()
+                if e.namespace == namespace and e.run.actor == actor
+            ]
+            for rid in gone:
+                del self._runs[rid]
+        return len(gone)
+
     def __len__(self) -> int:
         with self._lock:
             self._expire()

@@ -291,6 +291,7 @@ class DctxService:
         return Explanation.model_validate(self.memory.explain(rule_id, actor=actor, skill=skill))
 
     def forget_actor(self, namespace: str, actor: str) -> Forgotten:
+        self.runs.drop_actor(namespace, identifier(actor, "actor"))  # first: none records more
         deleted = self.memory.forget_actor(actor, namespace=namespace)
         return Forgotten(actor=actor, namespace=namespace, deleted=deleted)
 

@@ -2,7 +2,9 @@
 
 A rule event is one dated fact about a rule: a delivery, how it went, a status change and
 its evidence (`models.RuleEvent`). `detail` is JSON text of ids, indexes and scores; it never
-holds what a user said (that stays in `evidence`, which `forget_actor` already purges).
+holds what a user said (that stays in `evidence`, which `forget_actor` already purges). Its
+lists may name other events' runs and evidence (a flag lists the runs the mistake recurred
+in): `scrub_details` takes a forgotten actor's ids out of the events that stay.
 """
 
 from __future__ import annotations
@@ -55,6 +57,27 @@ def event_from_row(row: Sequence[Any]) -> RuleEvent:
         decision_point=None if row[8] is None else int(row[8]),
         detail=json.loads(row[9]),
     )
+
+
+LISTED = ("runs", "evidence", "by")  # the detail fields that list ids of other records
+LISTING = ("recurred", "contradicted", "quiet", "status", "flagged", "unflagged")  # kinds
+
+
+def scrub_details(rows: Sequence[tuple[str, str]], dead: set[str]) -> list[tuple[str, str]]:
+    """(detail, id) for each event (id, detail) of `rows` whose lists named a `dead` id,
+    rewritten without it."""
+    out: list[tuple[str, str]] = []
+    for event_id, raw in rows:
+        detail = json.loads(raw)
+        changed = False
+        for field in LISTED:
+            listed = detail.get(field)
+            if isinstance(listed, list) and dead.intersection(map(str, listed)):
+                detail[field] = [v for v in listed if str(v) not in dead]
+                changed = True
+        if changed:
+            out.append((json.dumps(detail, ensure_ascii=False, sort_keys=True), event_id))
+    return out
 
 
 def insert_sql(ph: str) -> str:
@@ -111,9 +134,11 @@ def tally(rows: Sequence[Sequence[Any]]) -> dict[str, dict[RuleEventKind, tuple[
 
 __all__ = [
     "EVENT_COLUMNS",
+    "LISTING",
     "event_from_row",
     "event_row",
     "insert_sql",
+    "scrub_details",
     "select_sql",
     "summary_sql",
     "tally",

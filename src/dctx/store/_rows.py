@@ -232,18 +232,36 @@ def fill_vectors(
     dtype: npt.DTypeLike = np.float32,
     wire: str = "<f4",
     chunk: int = 4096,
+    keep: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None,
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
     """Text and trigger matrices from (row key, text blob, trigger blob) rows in any order,
     row `position[key]` each, converted a chunk at a time: the blobs of a whole rulebook are
-    never held at once (at 100,000 rules they would double the peak memory of a load)."""
+    never held at once (at 100,000 rules they would double the peak memory of a load).
+
+    With `keep` (a `packed.kept_rows` array per matrix, by position), each matrix has a zero
+    row, then only the kept rows, row `keep[position[key]]` each: vectors nobody compares
+    are never converted nor held."""
     n = len(position)
-    text, trigger = np.zeros((n, dim), dtype=dtype), np.zeros((n, dim), dtype=dtype)
+    if keep is None:
+        text_at = trigger_at = np.arange(n, dtype=np.int64)
+        shapes = (n, n)
+    else:
+        text_at, trigger_at = keep
+        shapes = (int(text_at.max(initial=0)) + 1, int(trigger_at.max(initial=0)) + 1)
+    text = np.zeros((shapes[0], dim), dtype=dtype)
+    trigger = np.zeros((shapes[1], dim), dtype=dtype)
     batch: list[tuple[int, bytes | None, bytes | None]] = []
+    floor = -1 if keep is None else 0  # kept rows start at 1; row 0 stays zero
+
+    def put(matrix: npt.NDArray[Any], at: npt.NDArray[np.int64], blobs: list[bytes | None]) -> None:
+        wanted = np.flatnonzero(at > floor)
+        if wanted.size:
+            matrix[at[wanted]] = blobs_to_matrix([blobs[j] for j in wanted], dim, dtype=wire)
 
     def flush() -> None:
-        at = np.fromiter((position[key] for key, _, _ in batch), dtype=np.int64, count=len(batch))
-        text[at] = blobs_to_matrix([t for _, t, _ in batch], dim, dtype=wire)
-        trigger[at] = blobs_to_matrix([g for _, _, g in batch], dim, dtype=wire)
+        pos = np.fromiter((position[key] for key, _, _ in batch), dtype=np.int64, count=len(batch))
+        put(text, text_at[pos], [t for _, t, _ in batch])
+        put(trigger, trigger_at[pos], [g for _, _, g in batch])
         batch.clear()
 
     for row in rows:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,9 @@ from dctx.models import (
     RuleStatus,
     Session,
 )
+
+if TYPE_CHECKING:  # packed.py reads rows with _rows.py, which imports this module
+    from dctx.store.packed import PackedRules
 
 Vector = npt.NDArray[np.float32]
 
@@ -68,6 +71,10 @@ class RuleIndex:
 
     Row i of `text_vectors` / `trigger_vectors` belongs to `rules[i]`. Retrieval caches this
     per `generation` so a decision point costs one matrix product, not a query per rule.
+    Read with `packed=True`, the rules come as compact columns in `packed` (row i there) and
+    `rules` is empty: no Python object per rule for a long-lived snapshot. Such an index has
+    `compact_vectors`: each matrix holds a zero row, then only the vectors retrieval compares
+    (`packed.vector_needs`), rule i's at row `packed.kept_rows(...)[i]`.
     """
 
     generation: int
@@ -76,6 +83,8 @@ class RuleIndex:
     trigger_vectors: npt.NDArray[Any]  # shape (n, dim)
     seqs: list[int] = field(default_factory=list)  # the backend's row key of each rule
     cursor: int = 0  # where in the store's rule change log this index was read
+    packed: PackedRules | None = None
+    compact_vectors: bool = False
 
 
 @dataclass(slots=True)
@@ -83,8 +92,9 @@ class RuleChanges:
     """What changed in a namespace's rules since a `RuleIndex` was read (`Store.rule_changes`).
 
     `changed` lists the row keys touched since (inserted, updated, deleted, moved, vectors
-    rewritten): a holder drops those rows, then adds `index.rules`, the current state of those
-    that still match the namespace and statuses. Applying it twice is harmless.
+    rewritten): a holder drops those rows, then adds `index.rules` (or `index.packed`), the
+    current state of those that still match the namespace and statuses. Applying it twice is
+    harmless.
     """
 
     changed: list[int]
@@ -186,9 +196,11 @@ class Store(Protocol):
         statuses: Sequence[RuleStatus],
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleIndex:
-        """Snapshot of the rules (with vectors) in a namespace with the given statuses;
-        `dtype` float16 halves the vectors' memory for a long-lived retrieval snapshot."""
+        """Snapshot of the rules (with vectors) in a namespace with the given statuses, oldest
+        first; `dtype` float16 halves the vectors' memory for a long-lived retrieval snapshot,
+        `packed` gives the rules as `PackedRules` columns instead of `Rule` objects."""
         ...
 
     def rule_changes(
@@ -198,6 +210,7 @@ class Store(Protocol):
         cursor: int,
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleChanges | None:
         """The rules changed since `cursor` (a `RuleIndex.cursor`), or None when the change
         log no longer reaches back that far (read a full `rule_index` then)."""

@@ -18,7 +18,6 @@ import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -51,11 +50,10 @@ from dctx.store import _events as events
 from dctx.store import _policies as policies
 from dctx.store import _transcripts as transcripts
 from dctx.store import postgres_ops as ops
+from dctx.store._index import assemble, oldest_first
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
-    RULE_COLUMNS,
     SESSION_SELECT,
-    fill_vectors,
     gc_paused,
     rule_to_row,
     rules_from_rows,
@@ -65,6 +63,7 @@ from dctx.store._rows import (
 from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
+from dctx.store.packed import PackedRules
 from dctx.store.postgres_migrations import POSTGRES_MIGRATIONS
 
 try:
@@ -76,7 +75,6 @@ Conn = ops.Conn
 _TOKEN = re.compile(r"\w+")
 _MAX_QUERY_TOKENS = 64
 _MAX_TOKEN_CHARS = 200  # PostgreSQL refuses words over 2 KB; no real word is this long
-_CREATED = RULE_COLUMNS.index("created_at")
 _VEC_BYTES = "substring(vector_send({}) from 5)"  # pgvector's binary form: big-endian float4
 
 
@@ -584,11 +582,12 @@ class PostgresStore:
         statuses: Sequence[RuleStatus],
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleIndex:
         with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
             if self._tx_conn() is not None:  # read to write back: hold the namespace
                 ops.lock_namespaces(conn, [namespace])
-            return self._index(conn, namespace, statuses, None, dtype)
+            return self._index(conn, namespace, statuses, None, dtype, packed)
 
     def rule_changes(
         self,
@@ -597,12 +596,14 @@ class PostgresStore:
         cursor: int,
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleChanges | None:
         with gc_paused(), self._reading() as conn:
-            if cursor < 0 or cursor <= ops.changes_floor(conn):
+            if cursor < 0 or cursor < ops.oldest_cursor(conn):
                 return None
             changed = ops.changed_rules(conn, namespace, cursor)
-            return RuleChanges(changed, self._index(conn, namespace, statuses, changed, dtype))
+            index = self._index(conn, namespace, statuses, changed, dtype, packed)
+            return RuleChanges(changed, index)
 
     def _index(
         self,
@@ -611,9 +612,11 @@ class PostgresStore:
         statuses: Sequence[RuleStatus],
         seqs: list[int] | None,
         dtype: npt.DTypeLike,
+        packed: bool = False,
     ) -> RuleIndex:
         """The namespace's rules with these statuses (only the rows `seqs`, if given): the
-        rules first, then their vectors streamed into place."""
+        rules first (packed: streamed into columns, oldest first), then their vectors streamed
+        into place."""
         wanted = [RuleStatus(s).value for s in statuses]
         generation = ops.generation(conn, namespace)
         # inside a write transaction the index may hold rows that are rolled back: no cursor
@@ -624,13 +627,18 @@ class PostgresStore:
         if seqs is not None:
             where += " AND r.seq = ANY(%s::bigint[])"
             params += (seqs,)
-        rows = conn.execute(f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}", params)
-        found = rows.fetchall()
-        n = len(RULE_COLUMNS)
-        found.sort(key=itemgetter(_CREATED, n))  # oldest first
-        keys = [int(row[n]) for row in found]
-        rules = rules_from_rows(found) if found else []
-        del found
+        select = f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}"
+        pack: PackedRules | None = None
+        rules: list[Rule] = []
+        if packed:
+            with conn.cursor(name="dctx_rule_rows") as cur:  # server-side: streamed
+                cur.itersize = 2000
+                # COLLATE "C": byte order, the order of Python's string sort
+                cur.execute(f'{select} ORDER BY r.created_at COLLATE "C", r.seq', params)
+                pack = PackedRules.from_rows(cur)
+            keys = pack.seq.tolist()
+        else:
+            keys, rules = oldest_first(conn.execute(select, params).fetchall())
         with conn.cursor(name="dctx_rule_vectors") as cur:  # server-side: streamed
             cur.execute(
                 f"SELECT r.seq, {_VEC_BYTES.format('vt.embedding')}, "
@@ -639,10 +647,9 @@ class PostgresStore:
                 f"LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' {where}",
                 params,
             )
-            text, trigger = fill_vectors(
-                cur, {key: i for i, key in enumerate(keys)}, dim, dtype=dtype, wire=">f4"
+            return assemble(
+                generation, cursor, keys, rules, pack, cur, dim, dtype=dtype, wire=">f4"
             )
-        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor)
 
     def generation(self, namespace: str) -> int:
         with self._reading(snapshot=False) as conn:

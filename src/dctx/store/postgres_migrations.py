@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dctx.models import utcnow
+from dctx.store import legacy_ledgers
 from dctx.store.migrations import Migrations
 
 POSTGRES_MIGRATIONS: Migrations[Any] = Migrations("postgresql")
@@ -264,6 +266,24 @@ def m005_rule_changes(conn: Any) -> None:
         "CREATE TRIGGER rule_changes_vectors AFTER INSERT OR UPDATE ON vectors "
         "FOR EACH ROW EXECUTE FUNCTION dctx_log_rule_change()"
     )
+
+
+@POSTGRES_MIGRATIONS.step
+def m006_conversation_ledgers(conn: Any) -> None:
+    """Cross-conversation counts as ledgers with one entry per conversation, so a forget can
+    take a conversation out of them (store/legacy_ledgers.py)."""
+    patterns = [p + "%" for p in legacy_ledgers.PREFIXES]
+    rows = conn.execute(
+        "SELECT key, value, namespace FROM cache WHERE key LIKE ANY(%s::text[])", (patterns,)
+    )
+    put, gone = legacy_ledgers.convert(rows.fetchall())
+    conn.execute("DELETE FROM cache WHERE key = ANY(%s::text[])", (gone,))
+    if put:
+        conn.cursor().executemany(
+            "INSERT INTO cache (key, value, namespace, actor, created) "
+            "VALUES (%s, %s, %s, NULL, %s)",
+            [(*row, utcnow()) for row in put],
+        )
 
 
 __all__ = ["POSTGRES_MIGRATIONS"]

@@ -16,6 +16,7 @@ from psycopg import Connection
 
 from dctx.errors import EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import EdgeType, EvidenceKind, Rule, to_dict
+from dctx.store import _scrub, ledgers
 from dctx.store._rows import (
     RULE_COLUMNS,
     generation_key,
@@ -29,6 +30,7 @@ from dctx.store.sqlite_ops import EVIDENCE_FIELDS, NODE_FIELDS, TABLES, values
 
 Conn = Connection[Any]
 ANY = "= ANY(%s::text[])"
+SQL = _scrub.Dialect("%s", ANY, list)  # for the rewrites shared with SQLite
 NOT_ANY = "<> ALL(%s::text[])"
 RULE_SELECT = ", ".join(f"r.{c}" for c in RULE_COLUMNS)
 RULE_UPSERT = (
@@ -116,6 +118,14 @@ def changes_cursor(conn: Conn) -> int:
 def changes_floor(conn: Conn) -> int:
     """The highest xid whose log rows may have been pruned (cursors at or below it reload)."""
     return int(meta(conn, "rule_changes_floor") or 0)
+
+
+def oldest_cursor(conn: Conn) -> int:
+    """The oldest cursor the log still answers: a cursor (a snapshot's xmin) asks for the
+    xids at or above it, and rows of the floor's own xid may be gone, so one above it. (A
+    reader whose xmin is a drop's xid could not see the drop, and the log no longer holds
+    what it removed: it must reload.)"""
+    return changes_floor(conn) + 1
 
 
 def changed_rules(conn: Conn, namespace: str, cursor: int) -> list[int]:
@@ -336,20 +346,33 @@ def forget(conn: Conn, namespace: str, actor: str | None) -> dict[str, int]:
             delete(table, "namespace = %s", namespace)
     else:
         # what their runs were given and how it went, and every event of a deleted rule
-        delete(
-            "rule_events",
+        theirs = (
             f"namespace = %s AND (actor = %s OR conversation_id {ANY} OR run_id {ANY} "
-            f"OR rule_id {ANY})",
-            namespace, actor, names, names, rules,
-        )  # fmt: skip
+            f"OR rule_id {ANY})"
+        )
+        params = (namespace, actor, names, names, rules)
+        mine = conn.execute(f"SELECT id, run_id FROM rule_events WHERE {theirs}", params)
+        dead = {
+            actor,
+            *conversations,
+            *evidence,
+            *nodes,
+            *rules,
+            *(i for row in mine.fetchall() for i in row if i),
+        }
+        delete("rule_events", theirs, *params)
+        # the events that stay (a flag listing the runs it recurred in) forget their ids too
+        counts["rule_events_scrubbed"] = _scrub.scrub_events(conn, SQL, namespace, dead)
         delete("sessions", f"namespace = %s AND conversation_id {ANY}", namespace, names)
         delete("transcript_files", "namespace = %s AND actor = %s", namespace, actor)
-        # their entries, and shared ones that remember their conversations (tool failures)
+        # shared counts across conversations (store/ledgers.py): their entries go, exactly
+        counts["ledgers_scrubbed"] = _scrub.scrub_ledgers(conn, SQL, namespace, conversations)
+        # their entries, and other shared ones that remember their conversations or name
         delete(
             "cache",
-            "namespace = %s AND (actor = %s OR EXISTS (SELECT 1 FROM unnest(%s::text[]) AS n "
-            "WHERE strpos(cache.value, n) > 0))",
-            namespace, actor, names,
+            "namespace = %s AND (actor = %s OR (key NOT LIKE %s AND EXISTS (SELECT 1 FROM "
+            "unnest(%s::text[]) AS n WHERE strpos(cache.value, n) > 0)))",
+            namespace, actor, ledgers.LIKE, names,
         )  # fmt: skip
         delete("actors", "namespace = %s AND name = %s", namespace, actor)
         used = "SELECT subject FROM {} WHERE namespace = %s AND subject IS NOT NULL"

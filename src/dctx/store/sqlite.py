@@ -20,7 +20,6 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +44,11 @@ from dctx.store import _events as events
 from dctx.store import _policies as policies
 from dctx.store import _transcripts as transcripts
 from dctx.store import sqlite_ops as ops
+from dctx.store._index import assemble, oldest_first
 from dctx.store._pool import ConnectionPool
 from dctx.store._rows import (
-    RULE_COLUMNS,
     SESSION_SELECT,
     blobs_to_matrix,
-    fill_vectors,
     gc_paused,
     rule_to_row,
     rules_from_rows,
@@ -60,6 +58,7 @@ from dctx.store._rows import (
 from dctx.store.base import CaptureBatch, RuleChanges, RuleIndex, TranscriptFile, Vector
 from dctx.store.copy import COPY_COLUMNS
 from dctx.store.migrations import MIGRATIONS_TABLE
+from dctx.store.packed import PackedRules
 from dctx.store.sqlite_migrations import SQLITE_MIGRATIONS
 
 log = logging.getLogger("dctx.store")
@@ -67,7 +66,6 @@ log = logging.getLogger("dctx.store")
 _TOKEN = re.compile(r"\w+")
 _MAX_QUERY_TOKENS = 64
 _IN = ops.IN
-_CREATED = RULE_COLUMNS.index("created_at")
 
 
 def fts_query(text: str) -> str | None:
@@ -245,6 +243,9 @@ class SQLiteStore:
         finally:
             self._local.conn = None
             self._pool.release(conn)
+            forgot, self._local.forgot = getattr(self._local, "forgot", False), False
+        if forgot:  # committed: now no old page of what was forgotten may stay in the WAL
+            self._checkpoint()
 
     def _savepoint(self, conn: sqlite3.Connection) -> Iterator[None]:
         self._local.depth += 1
@@ -394,8 +395,13 @@ class SQLiteStore:
         """After a forget: copy every WAL frame into the main file (where secure_delete has
         zeroed the freed cells) and truncate the WAL, so no old page version holding the
         forgotten text or vectors stays on disk. Waits up to the busy timeout for readers;
-        if one still holds an old snapshot, the WAL is truncated by a later checkpoint."""
-        if self._memory or self._tx_conn() is not None:
+        if one still holds an old snapshot, the WAL is truncated by a later checkpoint.
+        Inside a caller's transaction (`Memory.forget_actor` demotes what lost its support
+        in the same one) it runs when that transaction commits."""
+        if self._memory:
+            return
+        if self._tx_conn() is not None:
+            self._local.forgot = True
             return
         conn = self._pool.acquire()
         try:
@@ -528,9 +534,10 @@ class SQLiteStore:
         statuses: Sequence[RuleStatus],
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleIndex:
         with gc_paused(), self._reading() as conn:  # generation and rules: one snapshot
-            return self._index(conn, namespace, statuses, None, dtype)
+            return self._index(conn, namespace, statuses, None, dtype, packed)
 
     def rule_changes(
         self,
@@ -539,12 +546,14 @@ class SQLiteStore:
         cursor: int,
         *,
         dtype: npt.DTypeLike = np.float32,
+        packed: bool = False,
     ) -> RuleChanges | None:
         with gc_paused(), self._reading() as conn:
-            if cursor < 0 or cursor < ops.changes_floor(conn):
+            if cursor < 0 or cursor < ops.oldest_cursor(conn):
                 return None
             changed = ops.changed_rules(conn, namespace, cursor)
-            return RuleChanges(changed, self._index(conn, namespace, statuses, changed, dtype))
+            index = self._index(conn, namespace, statuses, changed, dtype, packed)
+            return RuleChanges(changed, index)
 
     def _index(
         self,
@@ -553,9 +562,11 @@ class SQLiteStore:
         statuses: Sequence[RuleStatus],
         seqs: list[int] | None,
         dtype: npt.DTypeLike,
+        packed: bool = False,
     ) -> RuleIndex:
         """The namespace's rules with these statuses (only the rows `seqs`, if given): the
-        rules first, then their vectors streamed into place."""
+        rules first (packed: streamed into columns, oldest first), then their vectors streamed
+        into place."""
         wanted = ops.json_list(RuleStatus(s).value for s in statuses)
         generation = ops.generation(conn, namespace)
         # inside a write transaction the index may hold rows that are rolled back: no cursor
@@ -563,29 +574,27 @@ class SQLiteStore:
         dim = int(ops.meta(conn, "vector_dim") or 0)
         where = f"WHERE r.namespace = ? AND r.status {_IN}"
         params: tuple[Any, ...] = (namespace, wanted)
-        if seqs is not None:
-            where += f" AND r.seq {_IN}"
-            params += (json.dumps(seqs),)
-        rows = conn.execute(
-            f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}", params
-        ).fetchall()
-        n = len(RULE_COLUMNS)
-        rows.sort(key=itemgetter(_CREATED, n))  # oldest first
-        keys = [int(row[n]) for row in rows]
-        rules = rules_from_rows(rows)
-        del rows
-        text, trigger = fill_vectors(
-            conn.execute(
-                "SELECT r.seq, vt.data, vg.data FROM rules r "
-                "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
-                f"LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' {where}",
-                params,
-            ),
-            {key: i for i, key in enumerate(keys)},
-            dim,
-            dtype=dtype,
+        if seqs is not None:  # a few changed rows: found by row key, not by a scan of the
+            # namespace's index ("+" keeps the planner off it: 7 ms -> 0.02 at 20,000 rules)
+            where = f"WHERE r.seq {_IN} AND +r.namespace = ? AND +r.status {_IN}"
+            params = (json.dumps(seqs), namespace, wanted)
+        select = f"SELECT {ops.RULE_SELECT}, r.seq FROM rules r {where}"
+        pack: PackedRules | None = None
+        rules: list[Rule] = []
+        if packed:  # BINARY collation: the order of Python's string sort
+            pack = PackedRules.from_rows(
+                conn.execute(f"{select} ORDER BY r.created_at, r.seq", params)
+            )
+            keys = pack.seq.tolist()
+        else:
+            keys, rules = oldest_first(conn.execute(select, params).fetchall())
+        vectors = conn.execute(
+            "SELECT r.seq, vt.data, vg.data FROM rules r "
+            "LEFT JOIN vectors vt ON vt.owner = r.id AND vt.kind = 'rule_text' "
+            f"LEFT JOIN vectors vg ON vg.owner = r.id AND vg.kind = 'rule_trigger' {where}",
+            params,
         )
-        return RuleIndex(generation, rules, text, trigger, seqs=keys, cursor=cursor)
+        return assemble(generation, cursor, keys, rules, pack, vectors, dim, dtype=dtype)
 
     def generation(self, namespace: str) -> int:
         with self._reading() as conn:

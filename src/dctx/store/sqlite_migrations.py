@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from dctx.models import utcnow
+from dctx.store import legacy_ledgers
 from dctx.store.migrations import Migrations
 
 SQLITE_MIGRATIONS: Migrations[sqlite3.Connection] = Migrations("sqlite")
@@ -288,6 +290,21 @@ def m004_scoped_search_and_rule_changes(conn: sqlite3.Connection) -> None:
             SELECT namespace, seq FROM rules WHERE id = new.owner;
         END;
         """,
+    )
+
+
+@SQLITE_MIGRATIONS.step
+def m005_conversation_ledgers(conn: sqlite3.Connection) -> None:
+    """Cross-conversation counts as ledgers with one entry per conversation, so a forget can
+    take a conversation out of them (store/legacy_ledgers.py)."""
+    where = " OR ".join("key LIKE ?" for _ in legacy_ledgers.PREFIXES)
+    patterns = [p + "%" for p in legacy_ledgers.PREFIXES]
+    rows = conn.execute(f"SELECT key, value, namespace FROM cache WHERE {where}", patterns)
+    put, gone = legacy_ledgers.convert(rows.fetchall())
+    conn.executemany("DELETE FROM cache WHERE key = ?", [(k,) for k in gone])
+    conn.executemany(
+        "INSERT INTO cache (key, value, namespace, actor, created) VALUES (?, ?, ?, NULL, ?)",
+        [(*row, utcnow()) for row in put],
     )
 
 

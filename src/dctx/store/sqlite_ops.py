@@ -15,6 +15,7 @@ from typing import Any
 
 from dctx.errors import EmbedderMismatchError, NotFoundError, StoreError
 from dctx.models import DecisionNode, EdgeType, Evidence, EvidenceKind, Rule, to_dict
+from dctx.store import _scrub, ledgers
 from dctx.store._rows import (
     RULE_COLUMNS,
     generation_key,
@@ -58,6 +59,9 @@ def json_list(values: Iterable[str]) -> str:
 
 def values(obj: Any, fields: Sequence[str]) -> tuple[Any, ...]:
     return tuple(getattr(obj, f) for f in fields)
+
+
+SQL = _scrub.Dialect("?", IN, json_list)  # for the rewrites shared with PostgreSQL
 
 
 def ids(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[str]:
@@ -120,6 +124,12 @@ def changes_cursor(conn: sqlite3.Connection) -> int:
 def changes_floor(conn: sqlite3.Connection) -> int:
     """Cursors below this may have lost changes to pruning."""
     return int(meta(conn, "rule_changes_floor") or 0)
+
+
+def oldest_cursor(conn: sqlite3.Connection) -> int:
+    """The oldest cursor the log still answers: a cursor asks for the ids after it, and
+    pruning (or a drop) removed ids up to the floor only, so the floor itself still works."""
+    return changes_floor(conn)
 
 
 def changed_rules(conn: sqlite3.Connection, namespace: str, cursor: int) -> list[int]:
@@ -269,9 +279,11 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
 
     An actor's data: their sessions and everything recorded in them (nodes, evidence, also
     when the actor field is empty, e.g. a tool failure), rules they authored or that are
-    scoped to them, rules whose every evidence is theirs, those rows' vectors and edges, and
-    their cache entries. (`Memory.forget_actor` first hands a team rule that others agreed
-    with over to them, so it is not "authored" by the actor any more.)
+    scoped to them, rules whose every evidence is theirs, those rows' vectors and edges,
+    their cache entries, and their conversations' entries in the shared ledgers
+    (store/ledgers.py; an entry left empty goes). (`Memory.forget_actor` first hands a team
+    rule that others agreed with over to them, so it is not "authored" by the actor any
+    more, and afterwards demotes what the ledgers no longer admit.)
     """
     if actor is None:
         sel = "WHERE namespace = ?"
@@ -323,20 +335,32 @@ def forget(conn: sqlite3.Connection, namespace: str, actor: str | None) -> dict[
             delete(table, "namespace = ?", namespace)
     else:
         # what their runs were given and how it went, and every event of a deleted rule
-        delete(
-            "rule_events",
-            f"namespace = ? AND (actor = ? OR conversation_id {IN} OR run_id {IN} "
-            f"OR rule_id {IN})",
-            namespace, actor, names, names, json_list(rules),
-        )  # fmt: skip
+        theirs = (
+            f"namespace = ? AND (actor = ? OR conversation_id {IN} OR run_id {IN} OR rule_id {IN})"
+        )
+        params = (namespace, actor, names, names, json_list(rules))
+        mine = conn.execute(f"SELECT id, run_id FROM rule_events WHERE {theirs}", params)
+        dead = {
+            actor,
+            *conversations,
+            *evidence,
+            *nodes,
+            *rules,
+            *(i for row in mine.fetchall() for i in row if i),
+        }
+        delete("rule_events", theirs, *params)
+        # the events that stay (a flag listing the runs it recurred in) forget their ids too
+        counts["rule_events_scrubbed"] = _scrub.scrub_events(conn, SQL, namespace, dead)
         delete("sessions", f"namespace = ? AND conversation_id {IN}", namespace, names)
         delete("transcript_files", "namespace = ? AND actor = ?", namespace, actor)
-        # their entries, and shared ones that remember their conversations (tool failures)
+        # shared counts across conversations (store/ledgers.py): their entries go, exactly
+        counts["ledgers_scrubbed"] = _scrub.scrub_ledgers(conn, SQL, namespace, conversations)
+        # their entries, and other shared ones that remember their conversations or name
         delete(
             "cache",
-            "namespace = ? AND (actor = ? OR EXISTS (SELECT 1 FROM json_each(?) AS n "
-            "WHERE instr(cache.value, n.value) > 0))",
-            namespace, actor, names,
+            "namespace = ? AND (actor = ? OR (key NOT LIKE ? AND EXISTS (SELECT 1 FROM "
+            "json_each(?) AS n WHERE instr(cache.value, n.value) > 0)))",
+            namespace, actor, ledgers.LIKE, names,
         )  # fmt: skip
         delete("actors", "namespace = ? AND name = ?", namespace, actor)
         used = "SELECT subject FROM {} WHERE namespace = ? AND subject IS NOT NULL"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dctx.inject.tokens import count_tokens
+from dctx.tokens import count_tokens
 
 
 @dataclass(slots=True)

@@ -53,8 +53,8 @@ def real(
             "--llm",
             help="Capture with this LLM as `dctx capture --llm` does (provider:model, e.g. "
             "openai:gpt-4o-mini, anthropic:claude-3-5-haiku-latest, or "
-            "openai-compatible:MODEL@http://host:port/v1): it decides the turns the reader is "
-            "unsure of and may overrule it. Its calls and tokens are reported.",
+            "openai-compatible:MODEL@http://host:port/v1): it decides every turn the reader "
+            "does not rule out, and its reading stands. Its calls and tokens are reported.",
         ),
     ] = None,
 ) -> None:

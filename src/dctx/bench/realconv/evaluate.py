@@ -23,6 +23,7 @@ from dctx.bench.realconv.corpus import DEFAULT_DATA, LabelledSession, load_corpu
 from dctx.capture.pasted import read_user_turn
 from dctx.capture.reading.base import LASTING, TurnClassifier
 from dctx.capture.reading.default import bands_for
+from dctx.errors import ConfigError
 from dctx.models import RuleSource, RuleStatus
 
 TEXT_MATCH = 0.6
@@ -108,6 +109,12 @@ def evaluate(
 
     reader = reader or default_reader()
     sessions = load_corpus(data, splits=[split], synthetic=False)
+    if not sessions:
+        found = sorted({s.split for s in load_corpus(data, synthetic=False)})
+        raise ConfigError(
+            f"{data}: no real labelled sessions in split {split!r}; the splits here are "
+            f"{', '.join(found) or 'none'} (choose one with --split)"
+        )
     report = RealConvReport(split=split, reader=reader.id, sessions=len(sessions))
     _detection(sessions, reader, report)
     memory = memory_factory()

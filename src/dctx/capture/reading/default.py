@@ -22,18 +22,17 @@ class ReadingBands:
     """Probability bands of a lasting turn. At `active` and above it becomes a rule at once;
     from `candidate` a candidate (stored with evidence, never injected, active when the lesson
     recurs in another session or a person approves it); below, nothing. A configured LLM is
-    asked about turns from `consult_below` up to (not including) `trust_above`."""
+    asked about every turn from `consult_below` up."""
 
     active: float
     candidate: float
     consult_below: float = 0.05
-    trust_above: float = 0.97
 
 
 def bands_for(reader: TurnClassifier) -> ReadingBands:
     thresholds = getattr(getattr(reader, "model", None), "thresholds", None)
     if thresholds is None:  # a reader without calibrated probabilities: 0 or 1
-        return ReadingBands(active=0.5, candidate=0.5, consult_below=0.0, trust_above=1.01)
+        return ReadingBands(active=0.5, candidate=0.5, consult_below=0.0)
     return ReadingBands(active=thresholds.active, candidate=thresholds.candidate)
 
 

@@ -117,7 +117,12 @@ def feature_matrix(embedder: Embedder, turns: Sequence[TurnInput]) -> npt.NDArra
     texts = [t.text[:_TEXT_CHARS] for t in turns]
     prev = [t.previous_output[:_TEXT_CHARS] for t in turns]
     said = [directive_text(t)[:_TEXT_CHARS] for t in turns]
-    vecs = np.asarray(embedder.embed([x if x.strip() else "." for x in texts + prev + said]))
+    batch = [x if x.strip() else "." for x in texts + prev + said]
+    # a third of these repeat (a directive that is the whole turn, the output two turns
+    # answer, the "." of every empty one): each distinct text goes through the model once
+    distinct = list(dict.fromkeys(batch))
+    rows = {text: k for k, text in enumerate(distinct)}
+    vecs = np.asarray(embedder.embed(distinct))[[rows[x] for x in batch]]
     own, before, directive = vecs[:n], vecs[n : 2 * n], vecs[2 * n :]
     sim = np.sum(own * before, axis=1, keepdims=True)
     for k, t in enumerate(turns):

@@ -1,10 +1,12 @@
-"""The LLM steps of llm_hooks.py behind the pipeline's hooks, as `Memory(llm=...)` uses them.
+"""The three LLM steps behind the pipeline's hooks, as `Memory(llm=...)` uses them.
 
 `LLMPipeline` is an AftermathClassifier factory (capture/corrections.py), a SelfAssessor
-(capture/self_assess.py) and a ChainCompiler (compile/compiler.py). Each step answers None
-when the LLM failed, so the deterministic step decides; nothing here raises for a model or
-provider failure. Results are cached in the store by input hash, under the namespace and actor
-they came from, so re-capturing a trace costs no tokens and `forget_actor` removes them.
+(capture/self_assess.py) and a ChainCompiler (compile/compiler.py), over the LLM steps that
+sit beside them: capture/reading/llm.py, capture/self_assess_llm.py, compile/compiler_llm.py.
+It imports capture and compile, so it sits above both, beside memory.py. Each step answers
+None when the LLM failed, so the deterministic step decides; nothing here raises for a model
+or provider failure. Results are cached in the store by input hash, under the namespace and
+actor they came from, so re-capturing a trace costs no tokens and `forget_actor` removes them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import logging
 from collections.abc import Sequence
 
 from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal, session_context
+from dctx.capture.reading.llm import LLMAftermathClassifier
+from dctx.capture.self_assess_llm import llm_self_assess, tool_steps
+from dctx.compile.compiler_llm import CompiledRule, llm_compile_chain
 from dctx.compile.corrections import SHARED_SCOPE
 from dctx.models import (
     Evidence,
@@ -26,15 +31,7 @@ from dctx.models import (
     new_id,
 )
 from dctx.providers.base import LLM
-from dctx.providers.llm_hooks import (
-    CacheBackend,
-    LLMAftermathClassifier,
-    StoreCache,
-    llm_compile_chain,
-    llm_self_assess,
-    tool_steps,
-)
-from dctx.providers.prompts import CompiledRule
+from dctx.providers.llm_step import CacheBackend, StoreCache
 from dctx.providers.usage import record_event
 from dctx.text import content_stems
 

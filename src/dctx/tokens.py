@@ -1,4 +1,4 @@
-"""Token counting used for budgets and for DC-Bench's injected-token numbers.
+"""Token counting used for budgets, usage estimates and DC-Bench's injected-token numbers.
 
 Documented tokenizer: words and single punctuation marks (regex ``\\w+|[^\\w\\s]``). It needs no
 download, is deterministic, and tracks GPT-style BPE counts within about 20% on English prose.

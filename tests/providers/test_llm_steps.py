@@ -16,23 +16,18 @@ from dctx.capture.base import (
     SessionContext,
     ToolPattern,
 )
+from dctx.capture.reading.llm import AFTERMATH, LLMAftermathClassifier, render_aftermath
+from dctx.capture.self_assess_llm import ToolStep, llm_self_assess, tool_steps
+from dctx.compile.compiler_llm import llm_compile_chain
 from dctx.errors import StoreError
 from dctx.models import Message, Session, ToolCall, TriggerKind
 from dctx.providers.fakes import ScriptedLLM
 from dctx.providers.llm import resolve_llm
-from dctx.providers.llm_hooks import (
-    LLMAftermathClassifier,
-    MemoryCache,
-    StoreCache,
-    cache_key,
-    llm_compile_chain,
-    llm_self_assess,
-    tool_steps,
-)
-from dctx.providers.prompts import AFTERMATH, ToolStep
+from dctx.providers.llm_step import MemoryCache, StoreCache, cache_key
 from dctx.providers.retry import RetryPolicy
 from dctx.providers.usage import metering
 from dctx.store.sqlite import SQLiteStore
+from providers.step_model import compiled
 from providers.wire_server import (
     CHAT,
     MESSAGES,
@@ -67,23 +62,11 @@ def signal(raw: str, *, previous: str = "Acme grew 20%.", **kw: Any) -> Correcti
     )
 
 
-RULE = {
-    "rule": "Report growth separately for each reported segment.",
-    "type": "CONTENT",
-    "trigger": {
-        "kind": "data",
-        "text": "the company reports segments",
-        "keywords": ["segments"],
-        "tool": None,
-        "after_tool": None,
-        "numeric": None,
-    },
-    "qualifiers": ["when a company reports segments"],
-    "group": "Segment Growth",
-    "subject": None,
-    "drop": False,
-    "skip": False,
-}
+RULE = compiled(
+    "Report growth separately for each reported segment.",
+    qualifiers=["when a company reports segments"],
+    group="Segment Growth",
+)
 
 
 # --------------------------------------------------------------------------- aftermath
@@ -155,8 +138,6 @@ def test_unreadable_cache_entry_is_ignored() -> None:
     cache = MemoryCache()
     llm = ScriptedLLM(['{"aftermath": "acceptance"}'])
     clf = LLMAftermathClassifier(llm, cache=cache)
-    from dctx.providers.prompts import render_aftermath
-
     cache.put(cache_key(AFTERMATH, llm.id, render_aftermath("o", "thanks")), "garbage")
     assert clf.classify("o", "thanks") is Aftermath.ACCEPTANCE
     assert len(llm.calls) == 1

@@ -1,0 +1,79 @@
+"""Verbless standing corrections ("metric units, always", "backups first, always, then the
+upgrade"): the verb is elided, so no imperative cue finds them and the turn reader, trained on
+full sentences, reads them as information. Said with a standing adverb and no verb at all,
+such a fragment means "use ..." (or "do ... first, then ..." for a sequence); `as_imperative`
+writes that reading out, so the reader and the compiler see the rule that was meant.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dctx.capture.cues import (
+    _CLAUSE_SPLIT,
+    ACCEPTANCE,
+    ONE_OFF,
+    _imperative_clause,
+    strip_filler,
+)
+from dctx.capture.verbs import FINITE_MARKERS, STANDING_ADVERBS
+
+_TOKEN = re.compile(r"[\w'’-]+")
+_MAX_WORDS = 10  # a fragment longer than this is a description, not an elided command
+_LEADS = ("always", "never")  # adverbs that open the imperative; the others close it
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.findall(text)]
+
+
+def standing_fragment(sentence: str) -> bool:
+    """A short sentence with no verb (no finite clause, no imperative) and a standing adverb
+    that stands apart from its noun phrase: first, last, or set off by commas ("as always" and
+    "thanks, always a pleasure" are courtesies)."""
+    core = strip_filler(sentence).strip()
+    toks = _tokens(core)
+    if not toks or len(toks) > _MAX_WORDS or core.endswith("?") or ONE_OFF.search(core):
+        return False
+    if ACCEPTANCE.match(sentence.strip()):
+        return False
+    if any(t in FINITE_MARKERS or "'" in t or "’" in t for t in toks):
+        return False
+    if any(_imperative_clause(c) for c in _CLAUSE_SPLIT.split(core) if c):
+        return False
+    apart = [p.strip().lower() for p in core.rstrip(".!").split(",")]
+    placed = {toks[0], toks[-1], *(p for p in apart if " " not in p)}
+    return any(
+        t in STANDING_ADVERBS and t in placed and (k == 0 or toks[k - 1] != "as")
+        for k, t in enumerate(toks)
+    )
+
+
+def as_imperative(sentence: str) -> str | None:
+    """The imperative a standing fragment means, or None when `sentence` is not one:
+    "metric units, always" -> "Always use metric units."; "backups first, always, then the
+    upgrade" -> "Always do backups first, then the upgrade."."""
+    if not standing_fragment(sentence):
+        return None
+    core = strip_filler(sentence).strip().rstrip(".!")
+    parts = [p.strip() for p in core.split(",") if p.strip()]
+    opening = parts[0].split(maxsplit=1)
+    if len(opening) == 2 and opening[0].lower() in _LEADS:
+        parts[:1] = opening  # "always bullet points": the adverb opens the command
+    lead = next((p.lower() for p in parts if p.lower() in _LEADS), "")
+    body = [
+        " ".join(w for w in p.split() if w.lower() != "please")
+        for p in parts
+        if p.lower() not in _LEADS
+    ]
+    body = [p for p in body if p]
+    if not body:
+        return None
+    sequence = "first" in _tokens(body[0]) and any(p.lower().startswith("then ") for p in body[1:])
+    verb = "do" if sequence else "use"
+    text = ", ".join(body)
+    first = text.split()[0]
+    if first[1:] == first[1:].lower():
+        text = text[:1].lower() + text[1:]  # a capital that only opened the sentence
+    head = f"{lead.capitalize()} {verb}" if lead else verb.capitalize()
+    return f"{head} {text}."

@@ -1,0 +1,42 @@
+"""Verbless standing corrections are spelled out as the imperative they mean; fragments that
+describe, thank or ask are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from dctx.capture.cues import ceases, continues, prohibits
+from dctx.capture.verbless import as_imperative
+
+
+@pytest.mark.parametrize(
+    ("said", "meant"),
+    [
+        ("Kilograms, always.", "Always use kilograms."),
+        ("Serif fonts everywhere.", "Use serif fonts everywhere."),
+        ("never tabs", None),  # opens with a command word already: not verbless
+        ("Always oat milk.", "Always use oat milk."),
+        (
+            "Proofs first, always, then the print run.",
+            "Always do proofs first, then the print run.",
+        ),
+        ("Same crash every time.", None),
+        ("Thanks, always a pleasure.", None),
+        ("Lovely as always!", None),
+        ("Is it always this slow?", None),
+        ("It always rounds down.", None),
+        ("Oat milk, always, just for today.", None),
+    ],
+)
+def test_verbless_fragments(said: str, meant: str | None) -> None:
+    assert as_imperative(said) == meant
+
+
+def test_commands_that_end_keep_or_forbid_a_practice() -> None:
+    assert ceases("please stop adding the watermark")
+    assert not ceases("stop the deploy")  # ends a task, not a practice
+    assert continues("keep the rest")
+    assert not continues("we use the blue theme now")
+    assert prohibits("Never add the watermark.")
+    assert prohibits("Do not add the watermark.")
+    assert not prohibits("Always add the watermark.")

@@ -1,0 +1,66 @@
+"""After `forget_actor`, no in-process cache keyed by text still holds the forgotten actor's
+words: the stem cache, the hashing embedder's feature cache, MiniLM's query cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dctx.capture.reading.default import default_reader
+from dctx.memory import Memory
+from dctx.providers import hashing
+from dctx.providers.base import Embedder
+from dctx.store.sqlite import SQLiteStore
+from dctx.text import stem
+
+SAID = [
+    {"role": "user", "content": "Summarize the zyzzogeton orchard quarter."},
+    {"role": "assistant", "content": "Revenue grew 12% to $40M."},
+    {"role": "user", "content": "Always show revenue in EUR, not dollars."},
+    {"role": "assistant", "content": "Revenue grew 12% to EUR 37M."},
+]
+
+
+def test_word_caches_are_emptied(tmp_path: Path) -> None:
+    mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder="hashing", embed_nodes=True)
+    mem.capture(SAID, actor="xenia", skill="fa", conversation_id="x1")
+    assert stem.cache_info().currsize and hashing._bucket.cache_info().currsize
+    mem.forget_actor("xenia")
+    assert stem.cache_info().currsize == 0
+    assert hashing._bucket.cache_info().currsize == 0
+    mem.close()
+
+
+def test_the_query_cache_of_the_embedder_is_emptied(tmp_path: Path, embedder: Embedder) -> None:
+    if not hasattr(embedder, "cache_misses"):
+        pytest.skip("the MiniLM model is not available here")
+    mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder=embedder)
+    mem.capture(SAID, actor="xenia", skill="fa", conversation_id="x1")
+    query = "Revenue of the zyzzogeton orchard?"
+    mem.start(actor="xenia", skill="fa", query=query)
+    misses = embedder.cache_misses  # type: ignore[attr-defined]
+    mem.start(actor="xenia", skill="fa", query=query)
+    assert embedder.cache_misses == misses  # type: ignore[attr-defined]  # cached
+    mem.forget_actor("xenia")
+    mem.start(actor="yusuf", skill="fa", query=query)
+    assert embedder.cache_misses > misses  # type: ignore[attr-defined]  # embedded anew
+    mem.close()
+
+
+def test_the_turn_readers_cache_is_emptied(tmp_path: Path, embedder: Embedder) -> None:
+    """The learned reader embeds every user turn and its embedder caches them."""
+    reader = default_reader()
+    cached = getattr(reader, "embedder", None)
+    if not hasattr(cached, "cache_misses"):
+        pytest.skip("the learned turn reader (MiniLM) is not available here")
+    mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder=embedder)
+    mem.capture(SAID, actor="xenia", skill="fa", conversation_id="x1")
+    turn = str(SAID[2]["content"])
+    misses = cached.cache_misses  # type: ignore[union-attr]
+    cached.embed([turn])  # type: ignore[union-attr]
+    assert cached.cache_misses == misses  # type: ignore[union-attr]  # the reader's, cached
+    mem.forget_actor("xenia")
+    cached.embed([turn])  # type: ignore[union-attr]
+    assert cached.cache_misses == misses + 1  # type: ignore[union-attr]
+    mem.close()
