@@ -115,10 +115,10 @@ class ConditionModel:
 # refit and replace these when the labelled set, the step summary or an embedder changes
 CONDITION_MODELS: dict[str, ConditionModel] = {
     "minilm-l6-v2-int8": ConditionModel(
-        w_cos=6.799, w_all=3.201, w_two=0.132, w_share=-2.125, bias=-2.392
+        w_cos=6.577, w_all=3.342, w_two=0.0, w_share=-2.357, bias=-2.669
     ),
 }
-WORDS_ONLY = ConditionModel(w_cos=0.0, w_all=1.891, w_two=0.223, w_share=0.0, bias=-1.057)
+WORDS_ONLY = ConditionModel(w_cos=0.0, w_all=1.806, w_two=0.0, w_share=0.0, bias=-0.903)
 
 
 def condition_model(embedder_id: str) -> ConditionModel:
