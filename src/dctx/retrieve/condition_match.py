@@ -115,7 +115,7 @@ class ConditionModel:
 # refit and replace these when the labelled set, the step summary or an embedder changes
 CONDITION_MODELS: dict[str, ConditionModel] = {
     "minilm-l6-v2-int8": ConditionModel(
-        w_cos=6.577, w_all=3.342, w_two=0.0, w_share=-2.357, bias=-2.669
+        w_cos=6.577, w_all=3.342, w_two=0.0, w_share=-2.357, bias=-2.327
     ),
 }
 WORDS_ONLY = ConditionModel(w_cos=0.0, w_all=1.806, w_two=0.0, w_share=0.0, bias=-0.903)
