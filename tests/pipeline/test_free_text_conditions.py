@@ -141,3 +141,25 @@ def test_an_acronym_in_the_plural_is_the_acronym() -> None:
     from dctx.text import content_stems
 
     assert content_stems("hardware RMAs") == content_stems("hardware RMA") == ["hardwar", "rma"]
+
+
+def test_weighing_words_for_the_touched_conditions_alone_decides_as_for_all() -> None:
+    import random
+
+    import numpy as np
+
+    from dctx.retrieve.condition_match import NOTHING_SEEN, Lexical
+
+    model = condition_model("minilm-l6-v2-int8")
+    rng = random.Random(11)
+    slots = np.array(sorted(rng.sample(range(500), 200)), dtype=np.int64)
+    cosines = np.array([rng.uniform(-0.1, 0.8) for _ in slots], dtype=np.float32)
+    seen = {
+        int(i): Lexical(
+            all_seen=rng.random() < 0.5, two_seen=rng.random() < 0.5, share=rng.random()
+        )
+        for i in rng.sample(slots.tolist(), 60)
+    }
+    full = model.fires(cosines, [seen.get(int(i), NOTHING_SEEN) for i in slots])
+    assert 0 < full.sum() < len(slots)
+    assert (model.fires_among(cosines, slots, seen) == full).all()

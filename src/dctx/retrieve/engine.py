@@ -17,7 +17,7 @@ import numpy as np
 
 from dctx.models import Rule, RuleStatus
 from dctx.providers.base import Embedder, Vector
-from dctx.retrieve.condition_match import NOTHING_SEEN, ConditionModel, condition_model
+from dctx.retrieve.condition_match import ConditionModel, condition_model
 from dctx.retrieve.conflicts import Decision, decide, resolve_conflicts
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.fusion import rrf
@@ -221,10 +221,7 @@ class Retriever:
             return []
         codes = snap.pack.vocab.codes
         seen = view.lexical(snap.pack, {c for s in stems if (c := codes.get(s)) is not None})
-        met = self.conditions.fires(
-            _sims(snap.trigger_vectors, slots, vec),
-            [seen.get(i, NOTHING_SEEN) for i in slots.tolist()],
-        )
+        met = self.conditions.fires_among(_sims(snap.trigger_vectors, slots, vec), slots, seen)
         return slots[met].tolist()  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ stage 2
