@@ -101,8 +101,14 @@ def sentences(text: str) -> list[str]:
 
 
 # punctuation and coordinating conjunctions: a closed class, where a list of alternatives
-# divides; a condition without them is one alternative
-_ALTERNATIVES = re.compile(r"[,;()\[\]/]|\b(?:or|and|nor)\b", re.IGNORECASE)
+# divides; a condition without them is one alternative. "and" before a determiner joins the
+# subjects of one condition ("the lab results and the referral letter disagree": both must
+# be said), not kinds of one thing ("webhook and API problems", "heating, leaks and mould")
+_ALTERNATIVES = re.compile(
+    r"[,;()\[\]/]|\b(?:or|nor)\b|"
+    r"\band\b(?!\s+(?:the|a|an|this|that|these|those|its|their|our|your|his|her|my)\b)",
+    re.IGNORECASE,
+)
 
 
 def alternatives(condition: str, keywords: Sequence[str]) -> list[frozenset[str]]:

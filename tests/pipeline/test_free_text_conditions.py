@@ -101,6 +101,12 @@ def test_minilm_meets_it_in_other_words(tmp_path: Path, embedder: Embedder) -> N
             [{"hardwar", "rma"}, {"dead", "batteri"}, {"fault"}],
         ),
         ("repairs of heating, leaks or mould", [{"repair", "heat"}, {"leak"}, {"mould"}]),
+        ("webhook and API problems", [{"webhook"}, {"api"}]),
+        # "and" before a determiner joins the subjects of one condition: both must be said
+        (
+            "the lab results and the referral letter disagree",
+            [{"lab", "referr", "letter", "disagre"}],
+        ),
     ],
 )
 def test_listed_alternatives_are_counted_apart(condition: str, groups: list[set[str]]) -> None:

@@ -7,7 +7,8 @@ masked query at stage 1, the step summary at stage 2), and which of the conditio
 stems the text holds. A condition that lists alternatives ("webhook or API problems",
 "maintenance requests (heating, leaks, mould)") is met by any one of them, so the words are
 counted per alternative: the parts between commas, brackets, slashes and the conjunctions
-or / and / nor. It fires when
+or / nor / and ("and" before a determiner joins the subjects of one condition, as in "the lab
+results and the referral letter disagree": one alternative). It fires when
 
     cosine * w_cos + all_seen * w_all + two_seen * w_two + share_seen * w_share + bias >= 0
 
@@ -135,10 +136,10 @@ class ConditionModel:
 # refit and replace these when the labelled set, the step summary or an embedder changes
 CONDITION_MODELS: dict[str, ConditionModel] = {
     "minilm-l6-v2-int8": ConditionModel(
-        w_cos=6.577, w_all=3.342, w_two=0.0, w_share=-2.357, bias=-2.327
+        w_cos=6.62, w_all=3.998, w_two=0.0, w_share=-2.152, bias=-2.291
     ),
 }
-WORDS_ONLY = ConditionModel(w_cos=0.0, w_all=1.806, w_two=0.0, w_share=0.0, bias=-0.903)
+WORDS_ONLY = ConditionModel(w_cos=0.0, w_all=2.531, w_two=0.076, w_share=0.0, bias=-1.304)
 
 
 def condition_model(embedder_id: str) -> ConditionModel:
