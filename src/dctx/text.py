@@ -9,11 +9,13 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import snowballstemmer
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'\-]*|\d+(?:\.\d+)?")
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
 # no split after "i.e." / "e.g." / "vs." / "etc.": they continue the sentence; nor at ";",
 # which joins clauses of one thought (a rule ladder "NRR < 100 -> at-risk; otherwise ...")
 _SENT_SPLIT = re.compile(
@@ -63,6 +65,8 @@ def words(text: str) -> list[str]:
     """Lower-cased word tokens (identifiers split on underscores and hyphens too)."""
     out: list[str] = []
     for tok in _WORD.findall(text):
+        if _ACRONYM_PLURAL.fullmatch(tok):
+            tok = tok[:-1]  # "RMAs" is "RMA"s: the stemmer cannot tell, as "rmas" has no suffix
         low = tok.lower().strip("'-")
         if not low:
             continue
@@ -94,6 +98,52 @@ def sentences(text: str) -> list[str]:
     """Split a message into sentences (and lines); keeps the punctuation."""
     parts = [p.strip() for p in _SENT_SPLIT.split(text or "")]
     return [p for p in parts if p]
+
+
+# punctuation and coordinating conjunctions: a closed class, where a list of alternatives
+# divides; a condition without them is one alternative. "and" before a determiner joins the
+# subjects of one condition ("the lab results and the referral letter disagree": both must
+# be said), not kinds of one thing ("webhook and API problems", "heating, leaks and mould")
+_ALTERNATIVES = re.compile(
+    r"[,;()\[\]/]|\b(?:or|nor)\b|"
+    r"\band\b(?!\s+(?:the|a|an|this|that|these|those|its|their|our|your|his|her|my)\b)",
+    re.IGNORECASE,
+)
+
+
+def alternatives(condition: str, keywords: Sequence[str]) -> list[frozenset[str]]:
+    """A condition's keyword stems grouped by the alternatives it lists ("repairs of heating,
+    leaks or mould": repair heating, leaks, mould), so each can be met apart. One group when
+    it lists none, or when a part's words cannot be told apart from the keywords."""
+    wanted = set(keywords)
+    parts = [
+        frozenset(s for s in content_stems(p.replace("-", " ")) if s in wanted)
+        for p in _ALTERNATIVES.split(condition)
+    ]
+    groups = [g for g in dict.fromkeys(parts) if g]
+    if not groups or set().union(*groups) != wanted:
+        return [frozenset(wanted)]
+    return _shared_head(groups, condition, keywords)
+
+
+def lists_alternatives(condition: str) -> bool:
+    """Can `alternatives` give more than one group (a cheap test before it)?"""
+    return _ALTERNATIVES.search(condition) is not None
+
+
+def _shared_head(
+    groups: list[frozenset[str]], condition: str, keywords: Sequence[str]
+) -> list[frozenset[str]]:
+    """ "webhook or API problems" lists webhook problems and API problems: when each earlier
+    alternative is one modifier and the last ends in the condition's final noun, that noun
+    is the class they share, and the modifiers tell the alternatives apart."""
+    *earlier, last = groups
+    head = keywords[-1] if keywords else None
+    if not earlier or len(last) < 2 or head not in last or any(len(g) != 1 for g in earlier):
+        return groups
+    if not _ALTERNATIVES.split(condition)[-1].strip():
+        return groups  # the list ends in a bracket or comma: no head follows it
+    return [*earlier, last - {head}]
 
 
 NOT_JSON: Any = object()  # what `decode_json` gives for text that is not JSON

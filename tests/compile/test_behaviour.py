@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dctx.compile.behaviour import contradicts, identity
 from dctx.memory import Memory
-from dctx.models import Rule, RuleSource, RuleType, Scope, Trigger, TriggerKind
+from dctx.models import Rule, RuleSource, RuleStatus, RuleType, Scope, Trigger, TriggerKind
 
 
 def _rule(text: str, actor: str = "a") -> Rule:
@@ -156,3 +156,29 @@ def test_setting_a_parameter_again_is_never_a_duplicate() -> None:
     )
     assert not resets(_rule("Use --retries 3."), _rule("Use --retries 3 always."))
     assert not resets(_rule("Use --retries 3."), _rule("Use --timeout 5."))
+
+
+def test_devops_withdraw_and_replace_in_one_turn_learns_the_new_namespace(mem: Memory) -> None:
+    """The issue's case: "forget the staging rule; we use the qa namespace now" withdrew the
+    old rule and learned nothing about qa."""
+    mem.capture(
+        _turn("Always use --namespace staging for test deploys."),
+        actor="dana",
+        skill="devops",
+        conversation_id="c1",
+        timestamp="2026-03-01T10:00:00Z",
+    )
+    mem.capture(
+        _turn("forget the staging rule; we use the qa namespace now"),
+        actor="dana",
+        skill="devops",
+        conversation_id="c2",
+        timestamp="2026-03-02T10:00:00Z",
+    )
+    active = [r.text for r in mem.rules(skill="devops", status=RuleStatus.ACTIVE)]
+    assert active == ["Always use --namespace qa for test deploys."]
+    withdrawn = [r.text for r in mem.rules(skill="devops", status=RuleStatus.WITHDRAWN)]
+    assert withdrawn == ["Always use --namespace staging for test deploys."]
+    run = mem.start(actor="dana", skill="devops", query="deploy the api to test", record=False)
+    delivered = "\n".join(r.text for r in run.rules)
+    assert "--namespace qa" in delivered and "staging" not in delivered

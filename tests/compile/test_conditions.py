@@ -245,3 +245,20 @@ def test_condition_on_what_the_agent_writes_is_delivered_up_front() -> None:
     [rule] = compile_correction(_signal(text, query="What did Morley earn?")).rules
     assert rule.trigger.kind is TriggerKind.ALWAYS
     assert rule.text.startswith("Whenever you report EPS")
+
+
+@pytest.mark.parametrize(
+    ("cond", "terms", "op", "value"),
+    [
+        ("orders older than 30 days", ["order", "day"], ">", 30.0),
+        ("tickets newer than 7 days", ["ticket", "day"], "<", 7.0),
+        ("net burn is negative", ["net", "burn"], "<", 0.0),
+    ],
+)
+def test_comparatives_and_signs_are_thresholds(
+    cond: str, terms: list[str], op: str, value: float
+) -> None:
+    from dctx.compile.conditions import parse_numeric
+    from dctx.models import NumericCondition
+
+    assert parse_numeric(cond) == NumericCondition(terms=terms, op=op, value=value)  # type: ignore[arg-type]

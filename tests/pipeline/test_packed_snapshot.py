@@ -19,20 +19,22 @@ from dctx.models import (
     Trigger,
     TriggerKind,
 )
+from dctx.retrieve.condition_match import NOTHING_SEEN, Lexical, alternatives, names_subject
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.engine import INJECTED, VECTOR_DTYPE, Snapshot, View
 from dctx.store.base import CaptureBatch, RuleIndex
 from dctx.store.packed import PackedRules, kept_vectors, vector_needs
 
 DIM = 8
-STEMS = ["revenu", "margin", "churn", "refund", "lawsuit", "outag", "price", "runway"]
+STEMS = ["revenu", "margin", "churn", "refund", "lawsuit", "outag", "price", "runway", "harlow"]
+SUBJECT = "Harlow Freight"
 TERMS = ["revenu", "margin", "runway", "month", "price"]
 
 
 def _trigger(rng: random.Random) -> Trigger:
     kind = rng.choice(list(TriggerKind))
     if kind is TriggerKind.DATA:
-        shape = rng.randrange(5)
+        shape = rng.randrange(7)
         words = rng.sample(STEMS, rng.randint(1, 4))
         if shape == 0:  # a threshold
             op = rng.choice(["<", "<=", ">", ">="])
@@ -45,6 +47,12 @@ def _trigger(rng: random.Random) -> Trigger:
             return Trigger(kind, "a crashing pod", keywords=["pod"], predicate=pred)
         if shape == 3:  # nothing to index by
             return Trigger(kind, "anything")
+        if shape == 4:  # a subject's name (its scope names it too: `_rules`)
+            return Trigger(kind, SUBJECT, keywords=["harlow", "freight"])
+        if shape == 5:  # a condition that lists alternatives
+            return Trigger(
+                kind, "refunds, lawsuits or outages", keywords=["refund", "lawsuit", "outag"]
+            )
         return Trigger(kind, "words", keywords=words + words[:1] * rng.randint(0, 1))
     if kind is TriggerKind.TOOL:
         after = rng.choice([None, "get_orders", "get_logs"])
@@ -59,11 +67,12 @@ def _rules(n: int, seed: int = 3) -> list[Rule]:
             id=f"r{i:04d}",
             text=f"Rule {i}: do the thing {rng.random():.4f}.",
             type=rng.choice(list(RuleType)),
-            trigger=_trigger(rng),
+            trigger=(trigger := _trigger(rng)),
             scope=Scope(
                 namespace=rng.choice(["default", "default", "other"]),
                 skill=rng.choice([None, "fin", "ops"]),
                 actor=rng.choice([None, "alice", "bob"]),
+                subject=SUBJECT if trigger.text == SUBJECT else None,
             ),
             source=RuleSource.CORRECTION,
             actor=rng.choice(["alice", "bob", "carol"]),
@@ -130,10 +139,44 @@ def test_data_conditions_from_columns_match_the_full_test() -> None:
         if rng.random() < 0.7:  # a string field, its key seen as a stem (as add_step does)
             ctx.strings.append(({"currenc"}, rng.choice(["USD", "EUR"])))
             ctx.stems.add("currenc")
-        expected = [i for i in data if data_condition_met(rules[i].trigger, ctx)]
+        expected = [
+            i
+            for i in data
+            if not _free_text(rules[i]) and data_condition_met(rules[i].trigger, ctx)
+        ]
         assert snap.met_data(view, ctx) == expected
         met += len(expected)
     assert met  # the contexts do meet some conditions
+
+
+def test_words_seen_of_free_text_conditions_from_columns_match_the_rules() -> None:
+    rules = [r for r in _rules(400) if r.scope.namespace == "default"]
+    snap = _snapshot(rules)
+    view = View.build(snap.pack, np.arange(len(rules)))
+    codes = snap.pack.vocab.codes
+    free = [i for i, r in enumerate(rules) if _free_text(r)]
+    assert sorted(view.data_worded) == free
+    assert any(len(snap.pack.alternatives(i)) > 1 for i in free)  # some list alternatives
+    rng = random.Random(7)
+    for _ in range(40):
+        stems = set(rng.sample(STEMS, rng.randint(0, 5)))
+        got = view.lexical(snap.pack, {codes[s] for s in stems if s in codes})
+        for i in free:
+            trig = rules[i].trigger
+            expected = Lexical.of(alternatives(trig.text, trig.keywords), stems)
+            assert got.get(i, NOTHING_SEEN) == expected, (trig.text, stems)
+
+
+def _free_text(rule: Rule) -> bool:
+    """Judged by the condition model, read from the Rule."""
+    trig = rule.trigger
+    return (
+        trig.kind is TriggerKind.DATA
+        and trig.numeric is None
+        and bool(trig.keywords)
+        and not trig.excluded
+        and not names_subject(rule)
+    )
 
 
 def test_views_keep_exactly_the_scope_filters(mem: Memory) -> None:
@@ -195,13 +238,7 @@ def _compared(rule: Rule) -> tuple[bool, bool]:
     """Whether retrieval compares the rule's (text, trigger) vector, read from the Rule."""
     trig = rule.trigger
     query = trig.kind is TriggerKind.QUERY
-    worded = (
-        trig.kind is TriggerKind.DATA
-        and trig.numeric is None
-        and bool(trig.keywords)
-        and not trig.excluded
-    )
-    return query, query or worded
+    return query, query or _free_text(rule)
 
 
 def _check_vectors(mem: Memory, snap: Snapshot, rules: list[Rule]) -> None:
@@ -219,6 +256,12 @@ def _check_vectors(mem: Memory, snap: Snapshot, rules: list[Rule]) -> None:
         ):
             expected = full[dense[rule.id]].astype(VECTOR_DTYPE) if wanted else 0.0
             assert np.array_equal(held[slot], np.broadcast_to(expected, held[slot].shape))
+    names = snap.pack.vocab.names
+    for slot in live:  # the alternatives a condition lists, through appended changes too
+        trig = by_id[snap.rule(slot).id].trigger
+        if _free_text(by_id[snap.rule(slot).id]):
+            held_groups = [{names[c] for c in g.tolist()} for g in snap.pack.alternatives(slot)]
+            assert held_groups == [set(g) for g in alternatives(trig.text, trig.keywords)]
     counts = [sum(_compared(by_id[snap.rule(s).id])[k] for s in live) for k in (0, 1)]
     assert [snap.text_vectors.kept, snap.trigger_vectors.kept] == counts
     assert 0 < counts[0] < counts[1] < len(live)  # QUERY < QUERY + worded DATA < all

@@ -57,8 +57,9 @@ _DETERMINER = re.compile(r"^(the|a|an|this|that|these|those|any|every|each|all|o
 NUMERIC = re.compile(
     r"(?P<terms>[a-z][a-z_ \-']{1,60}?)\s+(?:is|are|was|were|falls?|drops?|goes|gets|comes in|"
     r"stays?|sits?|runs?)?\s*(?P<op>at or (?:above|over|below|under)|below|under|less than|"
-    r"lower than|fewer than|shorter than|"
-    r"<=|<|above|over|more than|greater than|higher than|longer than|exceeds?|>=|>|at least|"
+    r"lower than|fewer than|shorter than|younger than|newer than|"
+    r"<=|<|above|over|more than|greater than|higher than|longer than|older than|exceeds?|>=|>|"
+    r"at least|"
     r"at most|no more than|no less than)\s*[$€£]?\s*(?P<num>\d+(?:[.,]\d+)?)\s*"
     r"(?P<unit>%|percent\b|million\b|billion\b|thousand\b|months?\b|days?\b|weeks?\b|years?\b|"
     r"hours?\b|mm\b|bn\b|k\b|m\b)?(?:\s+(?:of|in)\s+(?P<after>[a-z][a-z_ \-]{1,40}))?",
@@ -76,6 +77,8 @@ _OPS = {
     "lower than": "<",
     "fewer than": "<",
     "shorter than": "<",
+    "younger than": "<",
+    "newer than": "<",
     "<": "<",
     "<=": "<=",
     "at most": "<=",
@@ -86,6 +89,7 @@ _OPS = {
     "greater than": ">",
     "higher than": ">",
     "longer than": ">",
+    "older than": ">",
     "exceed": ">",
     "exceeds": ">",
     ">": ">",
@@ -135,7 +139,11 @@ def opens_imperative(text: str) -> bool:
     return bool(words) and (words[0] in IMPERATIVE_VERBS or words[0] in {"don't", "never"})
 
 
-_NOT_KEYWORDS = frozenset("ask request want everi each all kind thing stuff".split())
+# stems that carry no condition: asking and telling, "every/kind of", and words that only
+# point at some instance ("a specific order", "a business like this")
+_NOT_KEYWORDS = frozenset(
+    "ask request want tell everi each all kind thing stuff specif particular certain like".split()
+)
 
 
 # "the news mentions an acquisition": what must be seen is the object, not the source
@@ -152,7 +160,7 @@ def condition_keywords(cond: str, *, generic: bool = False) -> list[str]:
     if said is not None and condition_keywords(said.group("obj"), generic=generic):
         cond = said.group("obj")
     # a hyphenated compound counts through its parts ("non-payment" -> "payment"), so one
-    # concept does not weigh three keywords in the one-third rule of `data_condition_met`
+    # concept does not weigh three keywords in the word counts of `retrieve/condition_match.py`
     parts = re.sub(r"\b\w{1,3}-(?=\w)", " ", cond).replace("-", " ")  # "non-payment" -> "payment"
     return list(
         dict.fromkeys(
@@ -163,7 +171,14 @@ def condition_keywords(cond: str, *, generic: bool = False) -> list[str]:
     )
 
 
+# "net burn is negative": a sign is a threshold at zero
+_NEGATIVE = re.compile(r"\b(is|are|was|were|turns?|goes|stays?)\s+negative\b", re.IGNORECASE)
+
+
 def parse_numeric(cond: str) -> NumericCondition | None:
+    """The threshold a condition states ("runway under 12 months", "orders older than 30
+    days", "net burn is negative"), or None."""
+    cond = _NEGATIVE.sub(r"\1 below 0", cond)
     m = NUMERIC.search(cond)
     if not m:
         return None

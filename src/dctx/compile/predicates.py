@@ -5,8 +5,8 @@ when the word "pod" is seen (the query "check its pods") nor by a healthy Runnin
 value is read from the shape of its token, as people write values: CamelCase inside a word
 (`CrashLoopBackOff`), an identifier with `_` or digits and letters (`us_east_1`), or a quoted
 or backticked string. "If a listing has no price" is met by a listing item without a price
-field. Everything else stays a keyword condition (retrieve/context.py), whose words must all
-be seen, or a semantic match above the embedder's calibrated floor.
+field. Everything else stays a free-text condition, matched by retrieval on the cosine and
+the words seen, with a fitted threshold (retrieve/condition_match.py).
 """
 
 from __future__ import annotations

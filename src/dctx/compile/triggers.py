@@ -4,8 +4,9 @@
     query: TEXT                 when the run's query (or a tool step) is like TEXT
     data: CONDITION             when what the run has seen meets CONDITION: compiled as the
                                 capture compiler compiles a condition clause (a threshold,
-                                a negated value, a predicate over result items, else words
-                                that must all be seen)
+                                a negated value, a predicate over result items, else free
+                                text, met by a query or step that says it in its words or
+                                others: retrieve/condition_match.py)
     tool: NAME [after OTHER]    before a call of NAME (after OTHER returns, when given)
 
 A spec that names nothing checkable is a `ConfigError` that says what to write instead.

@@ -19,6 +19,7 @@ from dctx.capture.subjects import mask_names
 from dctx.inject.run import Run
 from dctx.models import Rule, RuleStatus, TriggerKind
 from dctx.providers.base import embed_query
+from dctx.retrieve.condition_match import ConditionModel, names_subject
 from dctx.retrieve.conflicts import Decision
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.engine import Retriever
@@ -77,7 +78,9 @@ def describe_trigger(rule: Rule) -> str:
             )
         if trig.predicate is not None:
             return f"data: a tool result holds {trig.predicate.describe()} (or the query says so)"
-        return f"data: the query or tool data mention the words {trig.keywords}"
+        if names_subject(rule):
+            return f"data: the query or tool data mention the words {trig.keywords}"
+        return f"data: the query or a tool step says {trig.text!r} (in its words or others)"
     when = f"after {trig.after_tool} returns" if trig.after_tool else "up front"
     return f"tool: before calling {trig.tool} ({when})"
 
@@ -89,6 +92,21 @@ def describe_scope(rule: Rule) -> str:
     if rule.scope.subject:
         parts.append(f"subject={rule.scope.subject}")
     return " ".join(parts)
+
+
+def free_text_condition(
+    rule: Rule, ctx: RunContext, cosine: float | None, model: ConditionModel
+) -> tuple[bool, str]:
+    """Is a free-text condition met by the latest text (the query, then each step): the
+    retriever's own test (condition_match.py) with its cosine and the words seen."""
+    stems = ctx.step_stems | ctx.query_stems if ctx.steps else ctx.query_stems
+    trig = rule.trigger
+    met = cosine is not None and model.met(cosine, trig.text, trig.keywords, stems)
+    if trig.predicate is not None and ctx.last_structured:
+        met = False  # a predicate is judged on the items of a JSON result
+    hits = [k for k in trig.keywords if k in stems]
+    sim = "no vector" if cosine is None else f"similarity {cosine:.2f}"
+    return met, f"{'met' if met else 'not met'}: {sim}, seen {hits or 'none'} of {trig.keywords}"
 
 
 def condition_text(rule: Rule, ctx: RunContext) -> tuple[bool, str]:
@@ -119,6 +137,13 @@ class _Vectors:
 
     def row(self, rule_id: str) -> int | None:
         return self.snap.slot_of(rule_id)
+
+    def trigger_similarity(self, rule_id: str, vec: np.ndarray) -> float | None:
+        row = self.row(rule_id)
+        if row is None:
+            return None
+        trigger = np.asarray(self.snap.trigger_vectors[row], dtype=np.float32)
+        return float(trigger @ np.asarray(vec, dtype=np.float32))
 
     def similarity(self, rule_id: str, vec: np.ndarray) -> float | None:
         row = self.row(rule_id)
@@ -172,10 +197,28 @@ def check_point(
             )
     elif kind is TriggerKind.DATA:
         check.eligible, check.condition = condition_text(rule, ctx)
+        if _free_text(rule):
+            text = run.ctx.summaries[-1] if dp > 0 else mask_names(run.query)  # as Run embeds
+            cosine = _Vectors(run.retriever, run.namespace).trigger_similarity(
+                rule.id, embed_query(run.embedder, [text])[0]
+            )
+            free, said = free_text_condition(rule, ctx, cosine, run.retriever.conditions)
+            if rule.trigger.predicate is None:
+                check.eligible, check.condition = free, said
+            elif free and dp > 0:
+                check.eligible, check.condition = True, said
     else:
         _query_check(check, run, rule, dp)
     check.outcome = _outcome(check, rule, delivered_before, lost)
     return check
+
+
+def _free_text(rule: Rule) -> bool:
+    """Judged by the condition model (retrieve/engine.py `View._file`)."""
+    trig = rule.trigger
+    return (
+        trig.numeric is None and bool(trig.keywords) and not trig.excluded
+    ) and not names_subject(rule)
 
 
 def _query_check(check: PointCheck, run: Run, rule: Rule, dp: int) -> None:

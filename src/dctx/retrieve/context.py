@@ -35,6 +35,7 @@ class RunContext:
     query_stems: set[str] = field(default_factory=set)
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
     summaries: list[str] = field(default_factory=list)  # what is embedded of each step
+    step_stems: set[str] = field(default_factory=set)  # stems of the latest step alone
 
     @classmethod
     def start(cls, query: str) -> RunContext:
@@ -51,7 +52,8 @@ class RunContext:
         data = decode_json(result)
         flat = result if data is NOT_JSON else flatten_json(data)
         called_text = f"{tool} {flatten_json(arg_data)}"
-        self.stems.update(content_stems(f"{called_text} {flat}"))
+        self.step_stems = set(content_stems(f"{called_text} {flat}"))
+        self.stems.update(self.step_stems)
         fields = [] if data is NOT_JSON else leaf_fields(data)
         for path, value in fields:
             terms = {stem(w) for w in path}
@@ -118,8 +120,9 @@ def _summary(
 
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
     """A DATA trigger fires when its numeric threshold holds on some field, when its predicate
-    holds on some result item, or when at least a third (and at least one) of its keyword
-    stems appear in what the run has seen."""
+    holds on some result item, or, for a subject's name, when at least a third (and at least
+    one) of the name's stems appear in what the run has seen. Free-text conditions are not
+    judged here: retrieval matches them by meaning and words (condition_match.py)."""
     if trigger.numeric is not None:
         return _numeric_met(trigger.numeric, ctx)
     if trigger.excluded:

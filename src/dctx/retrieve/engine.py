@@ -2,7 +2,8 @@
 
 Type routing (Finding 2): FORMAT/ALWAYS rules apply in scope without any similarity test; tool
 rules apply before their tool; DATA rules when their condition is met by what the run has seen;
-QUERY rules by hybrid search (BM25 + cosine fused with RRF, k = 60) above a similarity floor.
+free-text DATA conditions by a fitted match on cosine and words (condition_match.py); QUERY
+rules by hybrid search (BM25 + cosine fused with RRF, k = 60) above a similarity floor.
 Conflicting rules of one group are resolved per querying actor (conflicts.py).
 """
 
@@ -16,13 +17,14 @@ import numpy as np
 
 from dctx.models import Rule, RuleStatus
 from dctx.providers.base import Embedder, Vector
+from dctx.retrieve.condition_match import ConditionModel, condition_model
 from dctx.retrieve.conflicts import Decision, decide, resolve_conflicts
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.fusion import rrf
 from dctx.retrieve.snapshot import VECTOR_DTYPE, Snapshot, View
 from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import Store
-from dctx.store.packed import key_hash
+from dctx.store.packed import IntArray, key_hash
 
 __all__ = ["INJECTED", "VECTOR_DTYPE", "Calibration", "Retriever", "Snapshot", "View"]
 
@@ -34,7 +36,6 @@ class Calibration:
     query_floor: float  # a QUERY rule applies when the query is at least this similar
     step_floor: float  # ... or when a tool step is at least this similar
     condition_floor: float  # ... or when the query meets its stated request condition
-    data_floor: float = 1.01  # a DATA condition is met by a step this similar (words differ)
     top_k: int = 5
 
 
@@ -42,9 +43,7 @@ CALIBRATIONS: dict[str, Calibration] = {
     # situations are compared with names masked on both sides ("Brief on X (X)"), so a same-task
     # request scores well above unrelated ones; 0.35 keeps paraphrased tasks ("stack up" vs
     # "compare") without reaching across tasks
-    "minilm-l6-v2-int8": Calibration(
-        query_floor=0.35, step_floor=0.55, condition_floor=0.25, data_floor=0.33
-    ),
+    "minilm-l6-v2-int8": Calibration(query_floor=0.35, step_floor=0.55, condition_floor=0.25),
     "hashing-384": Calibration(query_floor=0.30, step_floor=0.40, condition_floor=0.2),
 }
 DEFAULT_CALIBRATION = Calibration(query_floor=0.45, step_floor=0.55, condition_floor=0.3)
@@ -68,6 +67,7 @@ class Retriever:
         self.store = store
         self.embedder = embedder
         self.calibration = CALIBRATIONS.get(embedder.id, DEFAULT_CALIBRATION)
+        self.conditions: ConditionModel = condition_model(embedder.id)
         self._snapshots: dict[str, Snapshot] = {}
         self._lock = threading.Lock()
 
@@ -161,6 +161,11 @@ class Retriever:
             tool = snap.pack.tool
             chosen += [i for i in view.upfront_tools if int(tool[i]) in codes]
         chosen += snap.met_data(view, ctx)
+        # a free-text condition met by the query ("when the invoice is overdue": "chase the
+        # overdue invoices"); predicates are judged on result items and the query's own words
+        worded = np.array(view.data_worded, dtype=np.int64)
+        plain = worded[~snap.pack.predicate[worded]] if worded.size else worded
+        chosen += self._worded_met(snap, view, plain, query_vec, ctx.query_stems)
         chosen = snap.ordered(chosen)  # oldest first, as delivered
         chosen.extend(
             self._query_matches(
@@ -208,6 +213,17 @@ class Retriever:
         fused = rrf([cos_rank, bm25_rank])
         return sorted(fused, key=lambda i: -fused[i])[: self.calibration.top_k]
 
+    def _worded_met(
+        self, snap: Snapshot, view: View, slots: IntArray, vec: Vector, stems: set[str]
+    ) -> list[int]:
+        """The slots whose free-text condition the text (its vector and stems) meets."""
+        if not slots.size:
+            return []
+        codes = snap.pack.vocab.codes
+        seen = view.lexical(snap.pack, {c for s in stems if (c := codes.get(s)) is not None})
+        met = self.conditions.fires_among(_sims(snap.trigger_vectors, slots, vec), slots, seen)
+        return slots[met].tolist()  # type: ignore[no-any-return]
+
     # ------------------------------------------------------------------ stage 2
     def stage2(
         self,
@@ -231,14 +247,12 @@ class Retriever:
         last_tool = ctx.tools_called[-1] if ctx.tools_called else None
         chosen = fresh(snap.met_data(view, ctx)).tolist()
         if step_vec is not None and view.data_worded:
-            # "the news turns up litigation" met by a headline that says "sues": the step says
-            # what the condition says in other words
+            # "the news turns up litigation" met by a headline that says "sues", or by a step
+            # that holds all its words; never by one word of several
             rest = fresh(np.setdiff1d(np.array(view.data_worded, dtype=np.int64), chosen))
             if ctx.last_structured:  # a predicate is judged on structured data, never by
                 rest = rest[~pack.predicate[rest]]  # resemblance to it
-            if rest.size:
-                sims = _sims(snap.trigger_vectors, rest, step_vec)
-                chosen += rest[sims >= self.calibration.data_floor].tolist()
+            chosen += self._worded_met(snap, view, rest, step_vec, ctx.step_stems | ctx.query_stems)
         if last_tool is not None:
             after = view.after_tool.get(pack.vocab.get(last_tool), [])
             chosen += fresh(after).tolist()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dctx.models import Rule, TriggerKind
+from dctx.retrieve.condition_match import Lexical
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import RuleChanges, RuleIndex
@@ -39,10 +40,14 @@ class View:
     kept current by `add` / `remove` as changed rules are applied to the snapshot.
 
     DATA rules are indexed by keyword code (once per occurrence, so the lists also count the
-    hits) and by numeric term code: a keyword condition needs one of its stems seen, a
-    threshold a numeric field whose path shares a term, so rules outside those lists cannot
-    be met and are never evaluated. Rules with neither are kept in `data_other`. Conflict
-    groups are a sorted array of group hashes with the slots beside it.
+    hits) and by numeric term code: a subject's name needs one of its stems seen, a negated
+    value or a predicate a field or item, a threshold a numeric field whose path shares a
+    term, so rules outside those lists cannot be met and are never evaluated. Rules with
+    neither are kept in `data_other`. Free-text conditions (and predicates, on prose results)
+    are judged by the fitted condition model (retrieve/condition_match.py), on every text:
+    they are listed in `data_worded`, and by keyword in `worded_by_keyword`, to count the
+    words a text holds. Conflict groups are a sorted array of group hashes with the slots
+    beside it.
     """
 
     idx: IntArray  # visible slots, ascending
@@ -51,7 +56,8 @@ class View:
     after_tool: dict[int, list[int]]  # TOOL rules by the code of the tool that triggers them
     by_keyword: dict[int, list[int]]
     by_term: dict[int, list[int]]
-    data_worded: list[int]  # DATA rules with keyword conditions (semantic fallback, stage 2)
+    data_worded: list[int]  # DATA rules judged by the condition model
+    worded_by_keyword: dict[int, list[int]]
     data_other: list[int]
     query: list[int]
     group_keys: IntArray  # group hashes of the visible slots, sorted
@@ -63,7 +69,7 @@ class View:
     def build(cls, pack: PackedRules, idx: IntArray) -> View:
         keys = pack.group_hash[idx]
         order = np.argsort(keys, kind="stable")
-        view = cls(idx, [], [], {}, {}, {}, [], [], [], keys[order], idx[order])
+        view = cls(idx, [], [], {}, {}, {}, [], {}, [], [], keys[order], idx[order])
         for i in idx.tolist():
             view._file(i, pack, add=True)
         return view
@@ -114,9 +120,12 @@ class View:
             if pack.num_op[i] >= 0:
                 lists += [self.by_term.setdefault(t, []) for t in pack.terms(i).tolist()]
             elif words := pack.keywords(i).tolist():
-                lists += [self.by_keyword.setdefault(w, []) for w in words]
-                if not pack.excluded[i]:
+                free_text = not pack.excluded[i] and not pack.subject_named[i]
+                if free_text:  # a free-text condition, or a predicate (judged by it on prose)
+                    lists += [self.worded_by_keyword.setdefault(w, []) for w in set(words)]
                     lists.append(self.data_worded)
+                if not free_text or pack.predicate[i]:
+                    lists += [self.by_keyword.setdefault(w, []) for w in words]
             else:
                 lists.append(self.data_other)
         else:
@@ -126,6 +135,15 @@ class View:
                 members.append(i)
             elif i in members:
                 members.remove(i)
+
+    def lexical(self, pack: PackedRules, seen: set[int]) -> dict[int, Lexical]:
+        """What a text holds (`seen`: the codes of its stems) of the words of each
+        `data_worded` slot with any keyword there; a slot not in the answer holds none."""
+        touched = {i for code in seen for i in self.worded_by_keyword.get(code, ())}
+        return {
+            i: Lexical.of([frozenset(g.tolist()) for g in pack.alternatives(i)], seen)
+            for i in touched
+        }
 
     def term_slots(self, term: int) -> IntArray:
         found = self._terms.get(term)
@@ -283,9 +301,10 @@ class Snapshot:
         return arr[order].tolist()  # type: ignore[no-any-return]
 
     def met_data(self, view: View, ctx: RunContext) -> list[int]:
-        """DATA slots of the view whose condition the run has met, ascending: keyword
-        conditions counted from the view's lists, thresholds compared as arrays, and only
-        negated, predicate and other conditions decoded and tested in full."""
+        """DATA slots of the view whose condition the run has met, ascending: subjects'
+        names counted from the view's lists, thresholds compared as arrays, and only negated,
+        predicate and other conditions decoded and tested in full. Free-text conditions are
+        not met here (`Retriever` judges them, text by text)."""
         pack = self.pack
         codes = pack.vocab.codes
         hits: dict[int, int] = {}

@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from dctx.models import Rule, TriggerKind
 from dctx.store._rows import RULE_COLUMNS, _build, rule_to_row
+from dctx.text import alternatives, lists_alternatives
 
 KINDS: tuple[TriggerKind, ...] = tuple(TriggerKind)  # kind code = position
 OPS: tuple[str, ...] = ("<", "<=", ">", ">=")  # numeric operator code = position; -1: none
@@ -78,12 +79,19 @@ class PackedRules:
     conditional: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     excluded: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     predicate: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
+    # a subject-scoped rule triggered by its subject's name (retrieve/condition_match.py)
+    subject_named: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     num_op: npt.NDArray[np.int8] = field(default_factory=lambda: np.zeros(0, np.int8))
     num_value: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     kw_codes: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
     kw_off: IntArray = field(default_factory=lambda: np.zeros(1, np.int64))
     term_codes: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
     term_off: IntArray = field(default_factory=lambda: np.zeros(1, np.int64))
+    # the alternatives a free-text condition lists ("heating, leaks or mould"), as keyword
+    # codes per group; a rule whose condition lists none has no group here
+    alt_codes: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
+    alt_off: IntArray = field(default_factory=lambda: np.zeros(1, np.int64))  # per group
+    alt_rule_off: IntArray = field(default_factory=lambda: np.zeros(1, np.int64))  # per rule
     blob: bytearray = field(default_factory=bytearray)
     row_start: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
     row_end: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -115,6 +123,27 @@ class PackedRules:
         """Numeric field term codes of rule i (distinct)."""
         return self.term_codes[self.term_off[i] : self.term_off[i + 1]]
 
+    def worded(self) -> BoolArray:
+        """Rules with a free-text condition: DATA, keywords, neither a threshold nor a negated
+        value, and not a subject's name (retrieve/condition_match.py judges them)."""
+        worded: BoolArray = (
+            (self.kind == _KIND_CODE[TriggerKind.DATA.value])
+            & (self.num_op < 0)
+            & (np.diff(self.kw_off) > 0)
+            & ~self.excluded
+            & ~self.subject_named
+        )
+        return worded
+
+    def alternatives(self, i: int) -> list[IntArray]:
+        """Keyword codes of each alternative rule i's condition lists; [all its keywords]
+        when it lists none."""
+        lo, hi = int(self.alt_rule_off[i]), int(self.alt_rule_off[i + 1])
+        if lo == hi:
+            return [self.keywords(i)]
+        off = self.alt_off
+        return [self.alt_codes[off[g] : off[g + 1]] for g in range(lo, hi)]
+
     def extend(self, other: PackedRules) -> None:
         """Append another pack's rules (codes translated into this pack's vocabulary)."""
         if not len(other):
@@ -128,6 +157,10 @@ class PackedRules:
         self.kw_off = np.append(self.kw_off, other.kw_off[1:] + self.kw_off[-1])
         self.term_codes = np.append(self.term_codes, remap[other.term_codes])
         self.term_off = np.append(self.term_off, other.term_off[1:] + self.term_off[-1])
+        self.alt_codes = np.append(self.alt_codes, remap[other.alt_codes])
+        self.alt_off = np.append(self.alt_off, other.alt_off[1:] + self.alt_off[-1])
+        shift_groups = len(self.alt_off) - len(other.alt_off)  # groups before other's
+        self.alt_rule_off = np.append(self.alt_rule_off, other.alt_rule_off[1:] + shift_groups)
         for name in ("skill", "scope_actor", "tool", "after_tool"):
             setattr(self, name, np.append(getattr(self, name), remap[getattr(other, name)]))
         for name in _PLAIN:
@@ -137,17 +170,11 @@ class PackedRules:
 def vector_needs(pack: PackedRules) -> tuple[BoolArray, BoolArray]:
     """Which rules' (text, trigger) vectors a decision point compares (retrieve/engine.py):
     text vectors only for QUERY rules; trigger vectors for QUERY rules and for DATA rules with
-    keyword conditions (neither thresholds nor negated: the semantic fallback of stage 2).
+    free-text conditions (`PackedRules.worded`: the cosine is a feature of their match).
     ALWAYS and TOOL rules, thresholds and other DATA rules are decided without similarity,
     so a retrieval snapshot does not hold their vectors (a third of a rulebook's memory)."""
     query = pack.kind == _KIND_CODE[TriggerKind.QUERY.value]
-    worded = (
-        (pack.kind == _KIND_CODE[TriggerKind.DATA.value])
-        & (pack.num_op < 0)
-        & (np.diff(pack.kw_off) > 0)
-        & ~pack.excluded
-    )
-    return query, query | worded
+    return query, query | pack.worded()
 
 
 def kept_rows(keep: BoolArray) -> IntArray:
@@ -173,6 +200,7 @@ _PLAIN = (
     "conditional",
     "excluded",
     "predicate",
+    "subject_named",
     "num_op",
     "num_value",
 )
@@ -187,10 +215,17 @@ class _Packer:
         self.vocab = Vocab()
         self.ints = {name: array("q") for name in _INTS}
         self.flags = {name: array("b") for name in ("kind", "num_op")}
-        self.bools = {name: array("b") for name in ("conditional", "excluded", "predicate")}
+        self.bools = {
+            name: array("b") for name in ("conditional", "excluded", "predicate", "subject_named")
+        }
         self.num_value = array("d")
         self.kw_codes, self.kw_off = array("q"), array("q", [0])
         self.term_codes, self.term_off = array("q"), array("q", [0])
+        self.alt_codes, self.alt_off, self.alt_rule_off = (
+            array("q"),
+            array("q", [0]),
+            array("q", [0]),
+        )
         self.created: list[bytes] = []
         self.blob = bytearray()
         self.starts, self.ends = array("q"), array("q")
@@ -210,6 +245,8 @@ class _Packer:
         out.kw_off = np.frombuffer(self.kw_off, dtype=np.int64).copy()
         out.term_codes = np.frombuffer(self.term_codes, dtype=np.int64).copy()
         out.term_off = np.frombuffer(self.term_off, dtype=np.int64).copy()
+        for name in ("alt_codes", "alt_off", "alt_rule_off"):
+            setattr(out, name, np.frombuffer(getattr(self, name), dtype=np.int64).copy())
         out.created = np.array(self.created, dtype=np.bytes_) if self.created else out.created
         out.blob = self.blob
         out.row_start = np.frombuffer(self.starts, dtype=np.int64).copy()
@@ -236,6 +273,8 @@ class _Packer:
         self.bools["conditional"].append(bool(qualifiers))
         self.bools["excluded"].append(bool(trig.get("excluded")))
         self.bools["predicate"].append(bool(trig.get("predicate")))
+        subject = row[_COL["subject"]]
+        self.bools["subject_named"].append(subject is not None and trigger_text == subject)
         numeric = trig.get("numeric")
         if numeric:
             self.flags["num_op"].append(_OP_CODE[numeric["op"]])
@@ -245,13 +284,26 @@ class _Packer:
             self.flags["num_op"].append(-1)
             self.num_value.append(0.0)
         self.term_off.append(len(self.term_codes))
-        self.kw_codes.extend(code(k) for k in trig.get("keywords") or ())
+        keywords = trig.get("keywords") or []
+        self.kw_codes.extend(code(k) for k in keywords)
         self.kw_off.append(len(self.kw_codes))
+        if keywords and not numeric and lists_alternatives(trigger_text):
+            self._alternatives(trigger_text, keywords)
+        self.alt_rule_off.append(len(self.alt_off) - 1)
         self.created.append(str(row[_COL["created_at"]]).encode())
         columns = json.dumps(list(row[:_BODY]), ensure_ascii=False)
         self.starts.append(len(self.blob))
         self.blob += f"{columns[:-1]},{body}]".encode()
         self.ends.append(len(self.blob))
+
+    def _alternatives(self, condition: str, keywords: list[str]) -> None:
+        """The groups of a condition that lists more than one alternative."""
+        groups = alternatives(condition, keywords)
+        if len(groups) < 2:
+            return
+        for group in groups:
+            self.alt_codes.extend(self.vocab.code(k) for k in sorted(group))
+            self.alt_off.append(len(self.alt_codes))
 
 
 _INTS = (
