@@ -241,6 +241,25 @@ class MiniLMEmbedder:
         of the model when there is one (see the module docstring), else the exact model."""
         return self._embed(texts, fast=True)
 
+    def query_pieces(self, words: Sequence[str]) -> list[int]:
+        """Word pieces of each word in the query pass ([CLS] and [SEP] aside), from one
+        tokenization of the words; words past the model's MAX_TOKENS count MAX_TOKENS each
+        (the model never reads them)."""
+        _, tokenizer = self._ensure_loaded(fast=True)
+        try:
+            encoding = tokenizer.encode(list(words), is_pretokenized=True, add_special_tokens=False)
+        except Exception as exc:
+            raise ProviderError(f"MiniLM tokenization failed: {exc}") from exc
+        counts = [0] * len(words)
+        last = -1
+        for word in encoding.word_ids:
+            if word is not None:
+                counts[word] += 1
+                last = word
+        if len(encoding.ids) >= MAX_TOKENS:  # truncated: the words after the last are unread
+            counts[last + 1 :] = [MAX_TOKENS] * (len(words) - last - 1)
+        return counts
+
     def forget_texts(self) -> None:
         """Empty the caches (keyed by text; `Memory.forget_actor` calls this, and so does a
         benchmark that measures the model rather than the cache)."""
