@@ -147,13 +147,13 @@ class MiniLMEmbedder:
                 if path is None:  # no fast copy here: the exact session serves both paths
                     self._sessions[True] = self._ensure_exact()
                 else:
-                    self._sessions[fast] = self._open(path)
+                    self._sessions[fast] = self._open(path, arena=fast)
             return self._sessions[fast], self._tokenizer
 
     def _ensure_exact(self) -> Any:
         if False not in self._sessions:
             assert self._source is not None
-            self._sessions[False] = self._open(self._source)
+            self._sessions[False] = self._open(self._source, arena=False)
         return self._sessions[False]
 
     def _fast_path(self) -> Path | None:
@@ -198,12 +198,18 @@ class MiniLMEmbedder:
             raise ProviderError(f"could not load the vendored MiniLM tokenizer: {exc}") from exc
         return tokenizer
 
-    def _open(self, path: Path) -> Any:
+    def _open(self, path: Path, *, arena: bool) -> Any:
+        """A session on `path`. Without `arena`, the activations of each pass are freed after
+        it: onnxruntime's arena otherwise keeps the largest batch's (tens of MB after a few
+        capture batches) for the life of the process. The exact model embeds batches, where
+        freeing costs nothing measurable; the fast one keeps its arena (single short texts,
+        small activations, every decision point)."""
         import onnxruntime as ort
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
+        options.enable_cpu_mem_arena = arena
         options.log_severity_level = 3
         try:
             session = ort.InferenceSession(
