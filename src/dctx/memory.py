@@ -833,7 +833,11 @@ class Memory:
         )
 
     def delete(self, rule_id: str) -> None:
+        """Delete a rule with its vectors, edges and history; on SQLite its text also leaves
+        the full-text index and the WAL, and this process's text caches are emptied. The
+        conversation it was learned from stays (`forget_actor` removes that)."""
         self.store.delete_rule(self._rule_id(rule_id))
+        self._forget_cached_texts()
 
     def edit(
         self, rule_id: str, text: str | None = None, *, trigger: str | Trigger | None = None
@@ -913,14 +917,17 @@ class Memory:
             counts = self.store.forget_actor(ns, actor)
             counts["rules_kept"] = len(kept)
             counts["rules_demoted"] = self._demote_unsupported(ns, held)
-        # nothing in this process stays keyed by their words: the embedders' caches (the
-        # turn reader's too: it caches every turn it read) and the word caches
+        self._forget_cached_texts()
+        return counts
+
+    def _forget_cached_texts(self) -> None:
+        """Nothing in this process stays keyed by forgotten words: the embedders' caches (the
+        turn reader's too: it caches every turn it read) and the word caches."""
         forget_texts(self.embedder)
         reader_embedder = getattr(self.reader or default_reader(), "embedder", None)
         if isinstance(reader_embedder, Embedder):
             forget_texts(reader_embedder)
         forget_words()
-        return counts
 
     def _live(self, namespace: str) -> list[Rule]:
         return self.store.list_rules(

@@ -96,3 +96,39 @@ def f():
     assert {"dctx.inject.tokens", "dctx.memory"} <= names
     # "dctx.injected" is its own low module, not the inject layer
     assert not _within("dctx.injected", "dctx.inject")
+
+
+def function_level_imports(source: str, module: str, target: str) -> list[int]:
+    """Lines of imports of `target` made inside a function body of `source`."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Import | ast.ImportFrom):
+                    src = ast.unparse(inner)
+                    found = imported_modules(src, module)
+                    if any(_within(name, target) for _, name in found):
+                        lines.append(inner.lineno)
+    return lines
+
+
+def test_compile_imports_capture_at_module_level() -> None:
+    """compile reads capture's cues; with no import back, nothing needs hiding in a function
+    (function-level imports were how the old capture<->compile cycles were kept alive)."""
+    found = [
+        f"{path.relative_to(SRC)}:{line}"
+        for path in sorted((SRC / "dctx" / "compile").rglob("*.py"))
+        for line in function_level_imports(
+            path.read_text(encoding="utf-8"), _module_name(path), "dctx.capture"
+        )
+    ]
+    assert not found, "function-level imports of capture in compile:\n" + "\n".join(found)
+
+
+def test_function_level_imports_are_seen() -> None:
+    source = "import re\ndef f():\n    from dctx.capture.cues import is_directive\n"
+    assert function_level_imports(source, "dctx.compile.x", "dctx.capture") == [3]
+    assert (
+        function_level_imports("from dctx.capture import cues\n", "dctx.compile.x", "dctx.capture")
+        == []
+    )

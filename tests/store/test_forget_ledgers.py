@@ -133,6 +133,34 @@ def test_the_sqlite_file_and_its_wal_hold_nothing_of_theirs(tmp_path: Path) -> N
     mem.close()
 
 
+def test_a_deleted_rule_leaves_the_sqlite_file_its_wal_and_the_text_index(
+    tmp_path: Path,
+) -> None:
+    """A person's delete is a forget of the rule: its text was only ever the rule's (edited to
+    words nobody said), and after the delete neither the file, the WAL nor the full-text
+    index holds it, in a process that keeps the memory open."""
+    path = tmp_path / "delete.db"
+    mem = Memory(SQLiteStore(path), embedder="hashing")
+    for i in range(1, 4):
+        _capture(mem, KEPT, f"yusuf-conv-{i}", "mainfeed")
+    [rule] = _lessons(mem)
+    mem.edit(rule.id, "Ask the vrindavax desk before any zoning lookup.")
+    mem.edit(rule.id, "Ask the plumtreble desk before any zoning lookup.")
+    assert mem.search("vrindavax") == [] and mem.search("plumtreble")
+    needles = [b"vrindavax", b"plumtreble"]
+    assert all(any(n in data for data in on_disk(path).values()) for n in needles)
+
+    mem.delete(rule.id)
+
+    files = on_disk(path)
+    assert files[path.name + "-wal"] == b""
+    for name, data in files.items():
+        for needle in needles:
+            assert needle not in data, f"{name} still holds {needle!r}"
+    assert b"yusuf-conv-1" in files[path.name]  # the conversation stays
+    mem.close()
+
+
 def test_a_ledger_keeps_a_window_not_every_conversation(
     mem: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,7 +12,13 @@ import re
 
 from dctx.capture.base import Aftermath
 from dctx.capture.condition_words import class_subject
-from dctx.capture.verbs import IMPERATIVE_VERBS
+from dctx.capture.verbs import (
+    CESSATIONS,
+    CONTINUATIONS,
+    IMPERATIVE_PREFIX,
+    IMPERATIVE_VERBS,
+    NEGATIONS,
+)
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -181,9 +187,7 @@ MODAL = _rx(
 )
 
 
-def _imperative_clause(clause: str) -> bool:
-    from dctx.capture.verbs import IMPERATIVE_PREFIX, IMPERATIVE_VERBS, NEGATIONS
-
+def imperative_clause(clause: str) -> bool:
     words = re.findall(r"[a-zA-Z'’-]+", clause.lower())
     i = 0
     while i < len(words) and words[i] in IMPERATIVE_PREFIX:
@@ -237,11 +241,11 @@ def is_directive(sentence: str) -> bool:
     core = strip_filler(sentence)
     if _NOT_ADDRESSED.match(core):
         return False  # "I'll make sure to find my user ID", "take care!": not for the agent
-    if _FOR_CLASS_VERB.match(core) and _imperative_clause(_FOR_CLASS_VERB.sub("", core, count=1)):
+    if _FOR_CLASS_VERB.match(core) and imperative_clause(_FOR_CLASS_VERB.sub("", core, count=1)):
         return True  # "For P3s also page the secondary on-call"
     led = _LEAD_CONDITION.match(core)
     core = _LEAD_CONDITION.sub("", core, count=1)
-    if _imperative_clause(core):
+    if imperative_clause(core):
         return True
     if led and _REQUIREMENT.search(core):
         return True  # "For Staff and above, the loop needs a system design round"
@@ -254,7 +258,7 @@ def is_directive(sentence: str) -> bool:
     if _WANT_STANDING.search(sentence) and _STANDING_CONTEXT.search(strip_filler(sentence)):
         return True  # "anything under 12 months of runway, I want a red-flag line at the top"
     clauses = [strip_filler(c) for c in _CLAUSE_SPLIT.split(core)[1:] if c]
-    return any(_imperative_clause(c) or _states_class_policy(c) for c in clauses)
+    return any(imperative_clause(c) or _states_class_policy(c) for c in clauses)
 
 
 def classify_sentence(
@@ -383,8 +387,6 @@ def standing_cue(text: str) -> bool:
 
 def _command_words(text: str) -> list[str]:
     """The words of a command after leading filler and adverbs ("please also stop ...")."""
-    from dctx.capture.verbs import IMPERATIVE_PREFIX
-
     toks = re.findall(r"[a-z'’-]+", strip_filler(text).lower())
     while toks and toks[0] in IMPERATIVE_PREFIX and toks[0] != "never":
         toks.pop(0)
@@ -394,24 +396,18 @@ def _command_words(text: str) -> list[str]:
 def ceases(text: str) -> bool:
     """Does the command end a practice ("stop adding the disclaimer")? Said while a rule asks
     for that practice, it revokes the rule rather than adding its negation."""
-    from dctx.capture.verbs import CESSATIONS
-
     toks = _command_words(text)
     return len(toks) > 1 and toks[0] in CESSATIONS and toks[1].endswith("ing")
 
 
 def continues(text: str) -> bool:
     """Does the command keep a practice as it is ("keep the rest")?"""
-    from dctx.capture.verbs import CONTINUATIONS
-
     toks = _command_words(text)
     return bool(toks) and toks[0] in CONTINUATIONS
 
 
 def prohibits(text: str) -> bool:
     """Is the rule a prohibition ("Never add ...", "Stop adding ...")?"""
-    from dctx.capture.verbs import CESSATIONS, NEGATIONS
-
     toks = _command_words(text)
     return bool(toks) and (
         toks[0] in NEGATIONS or toks[0] in CESSATIONS or toks[:2] == ["do", "not"]

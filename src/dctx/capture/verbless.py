@@ -13,7 +13,7 @@ from dctx.capture.cues import (
     _CLAUSE_SPLIT,
     ACCEPTANCE,
     ONE_OFF,
-    _imperative_clause,
+    imperative_clause,
     strip_filler,
 )
 from dctx.capture.verbs import FINITE_MARKERS, STANDING_ADVERBS
@@ -39,7 +39,7 @@ def standing_fragment(sentence: str) -> bool:
         return False
     if any(t in FINITE_MARKERS or "'" in t or "’" in t for t in toks):
         return False
-    if any(_imperative_clause(c) for c in _CLAUSE_SPLIT.split(core) if c):
+    if any(imperative_clause(c) for c in _CLAUSE_SPLIT.split(core) if c):
         return False
     apart = [p.strip().lower() for p in core.rstrip(".!").split(",")]
     placed = {toks[0], toks[-1], *(p for p in apart if " " not in p)}

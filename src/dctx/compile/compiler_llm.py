@@ -30,6 +30,7 @@ __all__ = [
     "CompiledRule",
     "CompiledTrigger",
     "NumericOutput",
+    "compile_validator",
     "llm_compile_chain",
     "render_compile",
 ]
@@ -164,7 +165,11 @@ def render_compile(chain: Sequence[CorrectionSignal], tools: Sequence[str] = ())
     return "\n\n".join(parts)
 
 
-def _compile_validator(known: set[str]) -> Callable[[dict[str, Any]], CompileOutput]:
+def compile_validator(known: set[str]) -> Callable[[dict[str, Any]], CompileOutput]:
+    """What the step accepts as an answer: the output model, then the checks a schema cannot
+    state (rule text and group present, tool triggers naming a tool of `known`, data triggers
+    with a condition). An empty `known` leaves tool names unchecked. Raises ValueError."""
+
     def validate(data: dict[str, Any]) -> CompileOutput:
         out = CompileOutput.model_validate(data)
         for r in out.rules:
@@ -202,7 +207,7 @@ def llm_compile_chain(
     if not chain:
         return []
     known = {*tools, *(t for s in chain for t in s.tools_seen)}
-    out = run_step(llm, COMPILE, render_compile(chain, tools), _compile_validator(known), cache)
+    out = run_step(llm, COMPILE, render_compile(chain, tools), compile_validator(known), cache)
     if out is None:
         return None
     rules = []

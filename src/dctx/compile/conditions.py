@@ -19,6 +19,7 @@ from dctx.capture.condition_words import (
     opens_imperative,
     parse_numeric,
 )
+from dctx.capture.subjects import name_variants
 from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.models import NumericCondition
 from dctx.text import content_stems
@@ -177,8 +178,6 @@ def condition_parts(cond: str) -> tuple[list[str], NumericCondition | None, list
 
 def _is_class_qualifier(cond: str, subjects: list[str]) -> bool:
     """'for enterprise clients' qualifies; 'for revenue growth' names a topic, not a class."""
-    from dctx.capture.subjects import name_variants
-
     low = cond.lower()
     if any(v.lower() in low for s in subjects for v in name_variants(s)):
         return True

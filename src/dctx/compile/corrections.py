@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.condition_words import Condition
+from dctx.capture.cues import is_directive
 from dctx.capture.subjects import generic_term, mask_names, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
 from dctx.compile.conditions import split_condition
@@ -143,8 +144,6 @@ def _merge_statements(mains: list[str]) -> list[str]:
     """ "for P3s, page the secondary; primary is drowning": a later part that only states
     something belongs to the rule before it (a reason or detail), not a second rule under the
     same condition."""
-    from dctx.capture.cues import is_directive
-
     out: list[str] = []
     for main in mains:
         if out and not is_directive(main) and not _ADVERB_LED.match(main):
@@ -159,8 +158,6 @@ def _clauses(directive: str) -> list[str]:
     auto-close after 72 hours if nobody replies" - the trailing "if" is the second clause's,
     and that clause states a fact, not a directive, so it is dropped. A leading condition
     ("for banks, X; Y") or a ladder ("a -> b; otherwise c") keeps the sentence whole."""
-    from dctx.capture.cues import is_directive
-
     parts = [p.strip() for p in re.split(r"\s*;\s*", directive) if p.strip()]
     if len(parts) < 2 or "->" in directive or "→" in directive:
         return [directive]

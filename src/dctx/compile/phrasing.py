@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from dctx.capture.cues import imperative_clause, is_directive
+from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.models import RuleType
 
 _FRAMING = [
@@ -106,8 +108,6 @@ def drop_reasons(sentence: str) -> str:
     """Drop dash-separated asides that are not directives: the reason after a rule ("round to
     one decimal - two decimals is false precision") is not part of it (Finding 4), and an aside
     like "- once it's paid the order unlocks" must not be read as the rule's condition."""
-    from dctx.capture.cues import is_directive
-
     parts = _DASH.split(sentence)
     if len(parts) < 2:
         return sentence
@@ -158,8 +158,6 @@ def imperative(sentence: str) -> str:
 def _returns_to(text: str) -> str:
     """ "go back to '3pm' style in letters" -> "Use '3pm' style in letters": a command to
     return to a former way says what to use; the rule must read without the history."""
-    from dctx.capture.verbs import IMPERATIVE_VERBS
-
     head = text.split(maxsplit=3)
     if len(head) < 4 or head[0].lower() not in IMPERATIVE_VERBS or head[1:3] != ["back", "to"]:
         return text
@@ -173,8 +171,6 @@ def _returns_to(text: str) -> str:
 def _base_form(gerund: str) -> str | None:
     """The imperative verb a gerund is made from ("offering" -> "offer", "adding" -> "add",
     "making" -> "make"), when it is one of the command verbs."""
-    from dctx.capture.verbs import IMPERATIVE_VERBS
-
     if not gerund.endswith("ing"):
         return None
     stem = gerund[:-3]
@@ -229,10 +225,8 @@ def _split_commands(part: str) -> list[str]:
     """ "go back to '3pm' in letters, keep 24-hour times in the rota": commands side by side,
     each opening with its own imperative verb, are separate rules. A part whose head is not a
     command ("for P3s, page the secondary") stays whole."""
-    from dctx.capture.cues import _imperative_clause
-
     pieces = [p.strip() for p in part.split(",")]
-    if len(pieces) < 2 or not all(p and _imperative_clause(p) for p in pieces):
+    if len(pieces) < 2 or not all(p and imperative_clause(p) for p in pieces):
         return [part]
     return pieces
 

@@ -48,6 +48,7 @@ from dctx.models import (
 )
 from dctx.store import _events as events
 from dctx.store import _policies as policies
+from dctx.store import _scrub
 from dctx.store import _transcripts as transcripts
 from dctx.store import postgres_ops as ops
 from dctx.store._index import assemble, oldest_first
@@ -455,6 +456,7 @@ class PostgresStore:
             conn.execute("DELETE FROM vectors WHERE owner = %s", (rule_id,))
             conn.execute("DELETE FROM edges WHERE src = %s OR dst = %s", (rule_id, rule_id))
             conn.execute("DELETE FROM rule_events WHERE rule_id = %s", (rule_id,))
+            _scrub.scrub_events(conn, ops.SQL, rule.scope.namespace, {rule_id})
             ops.bump_generations(conn, [rule.scope.namespace])
 
     def forget_actor(self, namespace: str, actor: str) -> dict[str, int]:

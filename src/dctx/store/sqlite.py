@@ -42,6 +42,7 @@ from dctx.models import (
 )
 from dctx.store import _events as events
 from dctx.store import _policies as policies
+from dctx.store import _scrub
 from dctx.store import _transcripts as transcripts
 from dctx.store import sqlite_ops as ops
 from dctx.store._index import assemble, oldest_first
@@ -374,7 +375,11 @@ class SQLiteStore:
             conn.execute("DELETE FROM vectors WHERE owner = ?", (rule_id,))
             conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (rule_id, rule_id))
             conn.execute("DELETE FROM rule_events WHERE rule_id = ?", (rule_id,))
+            for namespace in namespaces:
+                _scrub.scrub_events(conn, ops.SQL, namespace, {rule_id})
+            ops.purge_fts(conn)
             ops.bump_generations(conn, namespaces)
+        self._checkpoint()  # a deleted rule's text leaves the WAL as a forget's does
 
     def forget_actor(self, namespace: str, actor: str) -> dict[str, int]:
         with self._writing() as conn:
@@ -392,10 +397,10 @@ class SQLiteStore:
         return counts
 
     def _checkpoint(self) -> None:
-        """After a forget: copy every WAL frame into the main file (where secure_delete has
-        zeroed the freed cells) and truncate the WAL, so no old page version holding the
-        forgotten text or vectors stays on disk. Waits up to the busy timeout for readers;
-        if one still holds an old snapshot, the WAL is truncated by a later checkpoint.
+        """After a forget or a rule's deletion: copy every WAL frame into the main file (where
+        secure_delete has zeroed the freed cells) and truncate the WAL, so no old page version
+        holding the forgotten text or vectors stays on disk. Waits up to the busy timeout for
+        readers; if one still holds an old snapshot, the WAL is truncated by a later checkpoint.
         Inside a caller's transaction (`Memory.forget_actor` demotes what lost its support
         in the same one) it runs when that transaction commits."""
         if self._memory:
