@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from dctx.errors import ProviderError
 from dctx.memory import Memory
 from dctx.providers.base import query_pieces
 from dctx.providers.fakes import FakeEmbedder
@@ -89,13 +90,16 @@ def test_a_run_budgets_its_steps_with_the_embedders_pieces() -> None:
 
 @pytest.mark.skipif(bool(missing_minilm_dependencies()), reason="MiniLM absent")
 def test_minilm_counts_the_pieces_its_query_pass_reads() -> None:
-    emb = MiniLMEmbedder(cache_size=0)
+    emb = MiniLMEmbedder()
     words = "get_segments company Corvid filing 10-Q/123 revenue".split()
     counts = emb.query_pieces(words)
     _, tokenizer = emb._ensure_loaded(fast=True)
     read = tokenizer.encode(" ".join(words)).ids  # what embed_query feeds the model
     assert sum(counts) == len(read) - 2  # [CLS] and [SEP] aside
     assert all(c >= 1 for c in counts) and counts[4] > counts[5]  # the id costs more
-    long = ["word"] * 300
-    assert emb.query_pieces(long)[-1] > SUMMARY_PIECES  # past what the model reads: unread
     assert np.isfinite(emb.embed_query([" ".join(words)])).all()
+    emb._tokenizer = None  # every word is known now: none is tokenized again
+    assert emb.query_pieces(words[::-1]) == counts[::-1]
+    emb.forget_texts()  # a forget empties the words too
+    with pytest.raises(ProviderError):
+        emb.query_pieces(words)

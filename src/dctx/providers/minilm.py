@@ -123,6 +123,7 @@ class MiniLMEmbedder:
             False: OrderedDict(),
             True: OrderedDict(),
         }
+        self._pieces: OrderedDict[str, int] = OrderedDict()  # word -> its pieces (LRU)
         self._cache_lock = threading.Lock()
         self._load_lock = threading.Lock()
         self._source: Path | None = None  # the verified model file
@@ -248,23 +249,24 @@ class MiniLMEmbedder:
         return self._embed(texts, fast=True)
 
     def query_pieces(self, words: Sequence[str]) -> list[int]:
-        """Word pieces of each word in the query pass ([CLS] and [SEP] aside), from one
-        tokenization of the words; words past the model's MAX_TOKENS count MAX_TOKENS each
-        (the model never reads them)."""
-        _, tokenizer = self._ensure_loaded(fast=True)
-        try:
-            encoding = tokenizer.encode(list(words), is_pretokenized=True, add_special_tokens=False)
-        except Exception as exc:
-            raise ProviderError(f"MiniLM tokenization failed: {exc}") from exc
-        counts = [0] * len(words)
-        last = -1
-        for word in encoding.word_ids:
-            if word is not None:
-                counts[word] += 1
-                last = word
-        if len(encoding.ids) >= MAX_TOKENS:  # truncated: the words after the last are unread
-            counts[last + 1 :] = [MAX_TOKENS] * (len(words) - last - 1)
-        return counts
+        """Word pieces of each word in the query pass ([CLS] and [SEP] aside). A word's
+        pieces do not depend on its neighbours (the tokenizer splits at spaces first), so
+        each is counted once and remembered: keys and tool names recur at every decision
+        point, and counting them again cost a tenth of the pass."""
+        with self._cache_lock:
+            known = {w: self._pieces.get(w) for w in words}
+        missing = [w for w, n in known.items() if n is None]
+        if missing:
+            _, tokenizer = self._ensure_loaded(fast=True)
+            counted = _pieces_per_word(tokenizer, missing)
+            known.update(zip(missing, counted, strict=True))
+            with self._cache_lock:
+                for word, count in zip(missing, counted, strict=True):
+                    self._pieces[word] = count
+                    self._pieces.move_to_end(word)
+                while len(self._pieces) > self._cache_size * 16:
+                    self._pieces.popitem(last=False)
+        return [known[w] or 0 for w in words]
 
     def forget_texts(self) -> None:
         """Empty the caches (keyed by text; `Memory.forget_actor` calls this, and so does a
@@ -272,6 +274,7 @@ class MiniLMEmbedder:
         with self._cache_lock:
             for cache in self._caches.values():
                 cache.clear()
+            self._pieces.clear()
 
     def _embed(self, texts: Sequence[str], *, fast: bool) -> Vector:
         if isinstance(texts, str):
@@ -340,3 +343,22 @@ class MiniLMEmbedder:
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder(threads={self._threads}, batch_size={self._batch_size})"
+
+
+def _pieces_per_word(tokenizer: Any, words: list[str]) -> list[int]:
+    """Pieces of each word, from one encoding of them as pre-split words (a batch of single
+    words costs several times more: the tokenizer spreads it over threads). Words past the
+    model's MAX_TOKENS count MAX_TOKENS each: the model never reads them."""
+    try:
+        encoding = tokenizer.encode(words, is_pretokenized=True, add_special_tokens=False)
+    except Exception as exc:
+        raise ProviderError(f"MiniLM tokenization failed: {exc}") from exc
+    counts = [0] * len(words)
+    last = -1
+    for word in encoding.word_ids:
+        if word is not None:
+            counts[word] += 1
+            last = word
+    if len(encoding.ids) >= MAX_TOKENS:  # truncated there
+        counts[last + 1 :] = [MAX_TOKENS] * (len(words) - last - 1)
+    return counts
