@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from dctx.retrieve.context import SUMMARY_WORDS, step_summary
+from dctx.retrieve.budget import SUMMARY_WORDS
+from dctx.retrieve.context import step_summary
 
 NEWS = json.dumps(
     {

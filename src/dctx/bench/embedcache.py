@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from dctx.providers.base import Embedder, Vector, embed_query
+from dctx.providers.base import Embedder, Vector, embed_query, query_pieces
 from dctx.providers.text_cache import fill_from_cache
 
 
@@ -33,6 +33,9 @@ class CachedEmbedder:
 
     def embed_query(self, texts: Sequence[str]) -> Vector:
         return self._cached(texts, self._query_cache, lambda ts: embed_query(self.inner, ts))
+
+    def query_pieces(self, words: Sequence[str]) -> list[int] | None:
+        return query_pieces(self.inner, words)
 
     def _cached(
         self,

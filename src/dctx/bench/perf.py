@@ -184,10 +184,15 @@ def measure_size(
         status = RuleStatus.DISABLED if i % 2 == 0 else RuleStatus.ACTIVE
         mem.store.set_rule_status(toggle, status, note="perf benchmark")
 
+    def unseen() -> None:  # a new text is embedded, even where its summary says what an
+        forget_texts(mem.embedder)  # earlier one said (ids are the first words budgeted out)
+
     def stage1(fresh_store: bool, fresh_text: bool) -> Callable[[int], Callable[[], Any]]:
         def setup(i: int) -> Callable[[], Any]:
             if fresh_store:
                 touch(i)
+            if fresh_text:
+                unseen()
             return partial(start, texts.query() if fresh_text else QUERY)
 
         return setup
@@ -197,6 +202,8 @@ def measure_size(
             run = start(QUERY)  # a fresh run each time: its first decision point is timed
             if fresh_store:
                 touch(i + 1)
+            if fresh_text:
+                unseen()
             return partial(run.observe, STEP_CALL, texts.result() if fresh_text else STEP_RESULT)
 
         return setup

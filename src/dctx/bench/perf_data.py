@@ -244,8 +244,8 @@ class FreshTexts:
             f'"segments": [{{"name": "Cloud", "revenue": {a}, "revenue_prior": {b}}}, '
             f'{{"name": "Devices", "revenue": {b}, "revenue_prior": {a}}}], '
             f'"runway_months": {6 + self.n % 20}, "operating_margin": {8 + self.n % 9}}}'
-        )  # the filing id, said first, makes the step's embedded summary new too, not only
-        # its numbers (the summary keeps the first words of a step: retrieve/context.py)
+        )  # the filing id makes each result new; its summary drops it first when over budget
+        # (retrieve/budget.py), so perf.py empties the embedder's cache before each new text
 
 
 # --------------------------------------------------------------------------- sessions

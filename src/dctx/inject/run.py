@@ -15,6 +15,7 @@ import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from dctx.capture.subjects import mask_names
@@ -22,7 +23,7 @@ from dctx.errors import StoreError
 from dctx.inject.budget import pack
 from dctx.inject.format import rule_line, stage1_messages, system_block
 from dctx.models import Rule, RuleEvent, RuleEventKind, Unit
-from dctx.providers.base import Embedder, embed_query
+from dctx.providers.base import Embedder, embed_query, query_pieces
 from dctx.providers.usage import UsageMeter, UsageTotals, metering
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.engine import Retriever
@@ -69,7 +70,7 @@ class Run:
     _meter: UsageMeter = field(default_factory=UsageMeter, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.ctx = RunContext.start(self.query)
+        self.ctx = RunContext.start(self.query, pieces=partial(query_pieces, self.embedder))
         with metering(self._meter):
             self._stage1()
 

@@ -4,7 +4,8 @@ An embedder's one essential primitive is `embed(texts) -> (n, dim) float32, L2-n
 Its `id` names the model and its settings; a store records it and refuses vectors from another.
 Query and step texts, embedded at every decision point and only compared with stored vectors,
 go through `embed_query`: an embedder may offer a faster path for them (MiniLM's quantized
-copy); any other embedder's `embed` serves.
+copy); any other embedder's `embed` serves. An embedder that can count the word pieces of
+its query pass offers `query_pieces`, so step summaries are budgeted in what they cost.
 
 An LLM's one essential primitive is `complete(system, user, schema) -> text`. Capture and
 compile call it only when configured, and fall back to the deterministic path on any failure.
@@ -38,6 +39,15 @@ def embed_query(embedder: Embedder, texts: Sequence[str]) -> Vector:
     if callable(fast):
         return fast(texts)  # type: ignore[no-any-return]
     return embedder.embed(texts)
+
+
+def query_pieces(embedder: Embedder, words: Sequence[str]) -> list[int] | None:
+    """How many word pieces each of `words` costs in `embed_query` (`embedder.query_pieces`
+    when it has one), or None when the embedder cannot say."""
+    count = getattr(embedder, "query_pieces", None)
+    if callable(count):
+        return count(words)  # type: ignore[no-any-return]
+    return None
 
 
 def forget_texts(embedder: Embedder) -> None:

@@ -123,6 +123,7 @@ class MiniLMEmbedder:
             False: OrderedDict(),
             True: OrderedDict(),
         }
+        self._pieces: OrderedDict[str, int] = OrderedDict()  # word -> its pieces (LRU)
         self._cache_lock = threading.Lock()
         self._load_lock = threading.Lock()
         self._source: Path | None = None  # the verified model file
@@ -147,13 +148,13 @@ class MiniLMEmbedder:
                 if path is None:  # no fast copy here: the exact session serves both paths
                     self._sessions[True] = self._ensure_exact()
                 else:
-                    self._sessions[fast] = self._open(path)
+                    self._sessions[fast] = self._open(path, arena=fast)
             return self._sessions[fast], self._tokenizer
 
     def _ensure_exact(self) -> Any:
         if False not in self._sessions:
             assert self._source is not None
-            self._sessions[False] = self._open(self._source)
+            self._sessions[False] = self._open(self._source, arena=False)
         return self._sessions[False]
 
     def _fast_path(self) -> Path | None:
@@ -198,12 +199,18 @@ class MiniLMEmbedder:
             raise ProviderError(f"could not load the vendored MiniLM tokenizer: {exc}") from exc
         return tokenizer
 
-    def _open(self, path: Path) -> Any:
+    def _open(self, path: Path, *, arena: bool) -> Any:
+        """A session on `path`. Without `arena`, the activations of each pass are freed after
+        it: onnxruntime's arena otherwise keeps the largest batch's (tens of MB after a few
+        capture batches) for the life of the process. The exact model embeds batches, where
+        freeing costs nothing measurable; the fast one keeps its arena (single short texts,
+        small activations, every decision point)."""
         import onnxruntime as ort
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
+        options.enable_cpu_mem_arena = arena
         options.log_severity_level = 3
         try:
             session = ort.InferenceSession(
@@ -241,12 +248,33 @@ class MiniLMEmbedder:
         of the model when there is one (see the module docstring), else the exact model."""
         return self._embed(texts, fast=True)
 
+    def query_pieces(self, words: Sequence[str]) -> list[int]:
+        """Word pieces of each word in the query pass ([CLS] and [SEP] aside). A word's
+        pieces do not depend on its neighbours (the tokenizer splits at spaces first), so
+        each is counted once and remembered: keys and tool names recur at every decision
+        point, and counting them again cost a tenth of the pass."""
+        with self._cache_lock:
+            known = {w: self._pieces.get(w) for w in words}
+        missing = [w for w, n in known.items() if n is None]
+        if missing:
+            _, tokenizer = self._ensure_loaded(fast=True)
+            counted = _pieces_per_word(tokenizer, missing)
+            known.update(zip(missing, counted, strict=True))
+            with self._cache_lock:
+                for word, count in zip(missing, counted, strict=True):
+                    self._pieces[word] = count
+                    self._pieces.move_to_end(word)
+                while len(self._pieces) > self._cache_size * 16:
+                    self._pieces.popitem(last=False)
+        return [known[w] or 0 for w in words]
+
     def forget_texts(self) -> None:
         """Empty the caches (keyed by text; `Memory.forget_actor` calls this, and so does a
         benchmark that measures the model rather than the cache)."""
         with self._cache_lock:
             for cache in self._caches.values():
                 cache.clear()
+            self._pieces.clear()
 
     def _embed(self, texts: Sequence[str], *, fast: bool) -> Vector:
         if isinstance(texts, str):
@@ -315,3 +343,22 @@ class MiniLMEmbedder:
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder(threads={self._threads}, batch_size={self._batch_size})"
+
+
+def _pieces_per_word(tokenizer: Any, words: list[str]) -> list[int]:
+    """Pieces of each word, from one encoding of them as pre-split words (a batch of single
+    words costs several times more: the tokenizer spreads it over threads). Words past the
+    model's MAX_TOKENS count MAX_TOKENS each: the model never reads them."""
+    try:
+        encoding = tokenizer.encode(words, is_pretokenized=True, add_special_tokens=False)
+    except Exception as exc:
+        raise ProviderError(f"MiniLM tokenization failed: {exc}") from exc
+    counts = [0] * len(words)
+    last = -1
+    for word in encoding.word_ids:
+        if word is not None:
+            counts[word] += 1
+            last = word
+    if len(encoding.ids) >= MAX_TOKENS:  # truncated there
+        counts[last + 1 :] = [MAX_TOKENS] * (len(words) - last - 1)
+    return counts

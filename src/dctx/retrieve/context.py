@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dctx.models import NumericCondition, Trigger
+from dctx.retrieve.budget import PieceCounter, fit
 from dctx.retrieve.items import Item, predicate_met, result_items
 from dctx.text import (
     NOT_JSON,
@@ -36,10 +37,11 @@ class RunContext:
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
     summaries: list[str] = field(default_factory=list)  # what is embedded of each step
     step_stems: set[str] = field(default_factory=set)  # stems of the latest step alone
+    pieces: PieceCounter | None = None  # the embedder's word pieces, to budget summaries
 
     @classmethod
-    def start(cls, query: str) -> RunContext:
-        ctx = cls(query=query)
+    def start(cls, query: str, pieces: PieceCounter | None = None) -> RunContext:
+        ctx = cls(query=query, pieces=pieces)
         ctx.stems.update(content_stems(query))
         ctx.query_stems.update(ctx.stems)
         return ctx
@@ -68,21 +70,17 @@ class RunContext:
         self.tools_called.append(tool)
         step = f"call {tool}({args}) -> {result[:1500]}"
         self.steps.append(step)
-        self.summaries.append(_summary(tool, leaf_fields(arg_data), fields, result))
+        summary = _summary(tool, leaf_fields(arg_data), fields, result, self.pieces)
+        self.summaries.append(summary)
         return step
 
 
-SUMMARY_CHARS = 400
-# Words embedded of a step. The forward pass costs ~0.13 ms per word piece (a word is ~1.5 of
-# them) over ~0.8 ms fixed, and it is most of a decision point: 16 words keep the call and
-# the head of its result (half of the DC-Bench steps are shorter) at about two thirds of the
-# cost. Only resemblance reads this text: keyword, threshold and predicate conditions read
-# the whole result from `stems`, `numbers` and `items`.
-SUMMARY_WORDS = 16
+# Only resemblance reads the summary: keyword, threshold and predicate conditions read the
+# whole result from `stems`, `numbers` and `items`. Its budget is in budget.py.
 _SHORT = 120  # longer string values are prose or payload, not a salient value
 
 
-def step_summary(tool: str, arguments: str, result: str) -> str:
+def step_summary(tool: str, arguments: str, result: str, pieces: PieceCounter | None = None) -> str:
     """The compact form of a step that is embedded: the tool name as called (in words, as
     "get financials", it read closer to "a company reports segments" in the demo and
     delivered that rule a step early), then the words of each key not said before and
@@ -93,8 +91,9 @@ def step_summary(tool: str, arguments: str, result: str) -> str:
     structure above its content; values stay whole, names included, as they read. Embedding
     this instead of the raw text costs a fraction of the forward pass and keeps what a
     situation is about; equal summaries share one cached vector. Non-JSON results contribute
-    their first words. At most SUMMARY_WORDS words, in that order."""
-    return _summary(tool, json_fields(arguments), json_fields(result), result)
+    their first words. In that order, within the budget of `budget.fit`: SUMMARY_PIECES
+    word pieces as `pieces` counts them, else SUMMARY_WORDS words."""
+    return _summary(tool, json_fields(arguments), json_fields(result), result, pieces)
 
 
 def _summary(
@@ -102,6 +101,7 @@ def _summary(
     arg_fields: list[tuple[list[str], float | str]],
     result_fields: list[tuple[list[str], float | str]],
     result: str,
+    pieces: PieceCounter | None,
 ) -> str:
     seen: dict[str, None] = {tool: None}
     key_words: set[str] = set()
@@ -115,7 +115,7 @@ def _summary(
     said = " ".join(seen).split()
     if not result_fields:
         said += result.split()
-    return " ".join(said[:SUMMARY_WORDS])[:SUMMARY_CHARS]
+    return fit(said, pieces)
 
 
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:

@@ -83,7 +83,7 @@ class Retriever:
                     namespace, INJECTED, snap.cursor, dtype=VECTOR_DTYPE, packed=True
                 )
                 if changes is not None and not snap.accepts(changes):
-                    changes = None
+                    changes = None  # (freed before the rebuild reads anything)
             if snap is None or changes is None:
                 self._snapshots.pop(namespace, None)
                 snap = None  # the old snapshot goes before the new one is read: never two

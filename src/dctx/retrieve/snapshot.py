@@ -28,6 +28,11 @@ from dctx.store.packed import KINDS, IntArray, PackedRules, kept_vectors, key_ha
 # move by ~1e-3 (products are computed in float32), far inside every calibrated margin
 VECTOR_DTYPE = np.float16
 DECODED_CACHE = 4096  # decoded rules kept per snapshot (those delivered again and again)
+# Changes to more rows than this and than half the snapshot's slots are read by a rebuild:
+# applying them holds the old columns, the changes and the grown columns at once, twice the
+# memory of a rebuild (a process that wrote 50,000 rules onto its 50,000-rule snapshot
+# peaked 100 MB higher than a rebuild).
+REBUILD_ROWS = 1_000
 _ALWAYS, _TOOL, _DATA = (
     KINDS.index(k) for k in (TriggerKind.ALWAYS, TriggerKind.TOOL, TriggerKind.DATA)
 )
@@ -272,10 +277,13 @@ class Snapshot:
         self.generation, self.cursor = new.generation, new.cursor
 
     def accepts(self, changes: RuleChanges) -> bool:
-        """Changed rows fit this snapshot (same vector size: not a re-embed to another one)."""
+        """Changed rows fit this snapshot (same vector size: not a re-embed to another one)
+        and cheaper to apply than a rebuild (at most REBUILD_ROWS or half the slots held)."""
         new = changes.index.text_vectors
         more = changes.index.packed
         count = len(more) if more is not None else len(changes.index.rules)
+        if len(changes.changed) > max(REBUILD_ROWS, self.slots // 2):
+            return False
         return not count or not self.slots or new.shape[1] == self.text_vectors.dim
 
     def admits(self, slot: int, skill: str, actor: str) -> bool:
