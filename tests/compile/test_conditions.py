@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
+from compile.signals import correction
+from dctx.capture.base import CorrectionSignal
 from dctx.capture.condition_words import condition_keywords
 from dctx.compile.conditions import split_condition
 from dctx.compile.corrections import compile_correction
@@ -16,20 +17,7 @@ from dctx.retrieve.context import RunContext, data_condition_met
 
 
 def _signal(text: str, *, query: str, subjects: list[str] | None = None) -> CorrectionSignal:
-    """A correction as capture hands it to the compiler."""
-    ctx = SessionContext("default", "c1", "ana", "analyst", "2026-01-01T00:00:00Z")
-    return CorrectionSignal(
-        ctx=ctx,
-        aftermath=Aftermath.CORRECTION,
-        directive=text,
-        raw=text,
-        message_index=3,
-        chain=0,
-        situation="",
-        query=query,
-        previous_output="Done.",
-        subjects=subjects or [],
-    )
+    return correction(text, query=query, subjects=subjects)
 
 
 @pytest.mark.parametrize(

@@ -5,23 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
+from compile.signals import correction
 from dctx.compile.corrections import compile_correction
 
 
 def _scope_actor(text: str) -> str | None:
-    ctx = SessionContext("default", "c1", "ana", "ops", "2026-01-01T00:00:00Z")
-    signal = CorrectionSignal(
-        ctx=ctx,
-        aftermath=Aftermath.CORRECTION,
-        directive=text,
-        raw=text,
-        message_index=3,
-        chain=0,
-        situation="",
-        query="set up alerts for the billing service",
-        previous_output="Done.",
-    )
+    signal = correction(text, query="set up alerts for the billing service", skill="ops")
     (rule,) = compile_correction(signal).rules
     return rule.scope.actor
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from dctx.capture.base import Aftermath, CorrectionSignal, SessionContext
+from compile.signals import correction
+from dctx.capture.base import CorrectionSignal
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
 from dctx.compile.corrections import compile_correction
 from dctx.memory import Memory
@@ -15,17 +16,8 @@ from dctx.models import Rule, RuleStatus, TriggerKind
 
 
 def _signal(directive: str, *, raw: str | None = None) -> CorrectionSignal:
-    ctx = SessionContext("default", "c1", "ana", "editor", "2026-01-01T00:00:00Z")
-    return CorrectionSignal(
-        ctx=ctx,
-        aftermath=Aftermath.CORRECTION,
-        directive=directive,
-        raw=raw or directive,
-        message_index=3,
-        chain=0,
-        situation="",
-        query="tidy up the spring catalogue draft",
-        previous_output="Done.",
+    return correction(
+        directive, query="tidy up the spring catalogue draft", skill="editor", raw=raw
     )
 
 
