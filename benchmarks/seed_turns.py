@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 
+from dctx.bench.approaches._graph import to_session
 from dctx.bench.loader import load_scenarios
-from dctx.capture.parse import parse_messages
 from dctx.capture.reading.default import bands_for, default_reader
 from dctx.capture.turns import user_turn_inputs
 
@@ -32,14 +32,7 @@ def main() -> None:
         scenario = loaded.scenario
         print(f"\n{scenario.id}")
         for seed in scenario.seed:
-            session = parse_messages(
-                [dict(m) for m in seed.messages],
-                conversation_id=seed.conversation_id,
-                actor=seed.actor,
-                skill=seed.skill,
-                timestamp=seed.timestamp,
-            )
-            turns = user_turn_inputs(session)
+            turns = user_turn_inputs(to_session(seed))
             for (_, turn), verdict in zip(turns, reader.read([t for _, t in turns]), strict=True):
                 if verdict.p_lasting >= args.below:
                     continue
