@@ -148,14 +148,28 @@ class Predicate:
     """A data condition compiled to a test over the items (JSON objects) of tool results:
     some item, named by `terms` (in its keys, the keys leading to it, or its values), whose
     string field equals one of `values` ("a pod is in CrashLoopBackOff"), or that lacks a
-    field named by `absent` ("a listing has no price"). Never met by a single word."""
+    field named by `absent` ("a listing has no price"). Never met by a single word.
+
+    A `soft` predicate is one read from ordinary words, testable only where the data has the
+    field it names: a field named by `key` equal to one of `values` ("a shipment whose
+    status is delayed"), or a true/false field whose name says the state `key` names, equal
+    to `flag` ("the account is on hold": `on_hold: true`). Where no result has such a field,
+    the condition is left to the free-text match (retrieve/condition_match.py)."""
 
     terms: list[str] = field(default_factory=list)  # stems naming the item ("pod")
     values: list[str] = field(default_factory=list)  # a field equals one of these (any case)
     absent: list[str] = field(default_factory=list)  # stems of a field the item lacks
+    key: list[str] = field(default_factory=list)  # stems naming the field tested
+    flag: bool | None = None  # a true/false field named by `key` holds this value
+    soft: bool = False  # untestable without the named field: free text judges instead
 
     def describe(self) -> str:
         what = f"an item about {'/'.join(self.terms)}" if self.terms else "an item"
+        if self.flag is not None:
+            named = "/".join(self.key)
+            return f"a true/false field named like {named} that is {str(self.flag).lower()}"
+        if self.values and self.key:
+            return f"an item whose {'/'.join(self.key)} is {' or '.join(self.values)}"
         if self.values:
             return f"{what} with a field equal to {' or '.join(self.values)}"
         return f"{what} without {'/'.join(self.absent)}"

@@ -33,6 +33,7 @@ class RunContext:
     tools_called: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)  # objects of JSON results (predicates)
+    last_items: list[Item] = field(default_factory=list)  # those of the latest result alone
     query_stems: set[str] = field(default_factory=set)
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
     summaries: list[str] = field(default_factory=list)  # what is embedded of each step
@@ -64,9 +65,11 @@ class RunContext:
             elif len(value) <= 40:
                 self.strings.append((terms, value.strip()))
         self.last_structured = isinstance(data, dict | list)
+        self.last_items = []
         if self.last_structured:
             called = frozenset(content_stems(called_text))
-            self.items.extend(result_items(data, called))
+            self.last_items = result_items(data, called)
+            self.items.extend(self.last_items)
         self.tools_called.append(tool)
         step = f"call {tool}({args}) -> {result[:1500]}"
         self.steps.append(step)
