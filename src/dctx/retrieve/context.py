@@ -12,7 +12,7 @@ from typing import Any
 
 from dctx.models import NumericCondition, Trigger
 from dctx.retrieve.budget import PieceCounter, fit
-from dctx.retrieve.items import Item, predicate_met, result_items
+from dctx.retrieve.items import Item, field_keys, predicate_met, result_items
 from dctx.text import (
     NOT_JSON,
     content_stems,
@@ -34,6 +34,8 @@ class RunContext:
     steps: list[str] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)  # objects of JSON results (predicates)
     last_items: list[Item] = field(default_factory=list)  # those of the latest result alone
+    field_keys: set[str] = field(default_factory=set)  # key stems of the items' fields
+    last_field_keys: set[str] = field(default_factory=set)  # those of the latest result
     query_stems: set[str] = field(default_factory=set)
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
     summaries: list[str] = field(default_factory=list)  # what is embedded of each step
@@ -70,6 +72,8 @@ class RunContext:
             called = frozenset(content_stems(called_text))
             self.last_items = result_items(data, called)
             self.items.extend(self.last_items)
+        self.last_field_keys = field_keys(self.last_items)
+        self.field_keys |= self.last_field_keys
         self.tools_called.append(tool)
         step = f"call {tool}({args}) -> {result[:1500]}"
         self.steps.append(step)

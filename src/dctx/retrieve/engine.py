@@ -276,8 +276,13 @@ def _tested_here(snap: Snapshot, slots: IntArray, ctx: RunContext) -> np.ndarray
     """Which of these slots have a predicate the latest result tests: all strict ones, and
     soft ones where the result has the field they name (the others are left to free text)."""
     pack = snap.pack
+    names = pack.vocab.names
     tested: np.ndarray = pack.predicate[slots].copy()
     for j in np.flatnonzero(pack.soft[slots]).tolist():
-        pred = snap.rule(int(slots[j])).trigger.predicate
+        slot = int(slots[j])
+        if not any(names[t] in ctx.last_field_keys for t in pack.terms(slot).tolist()):
+            tested[j] = False  # names no field of this result: free text judges it
+            continue
+        pred = snap.rule(slot).trigger.predicate
         tested[j] = pred is not None and judge(pred, ctx.last_items).testable
     return tested

@@ -87,6 +87,12 @@ def _parts(stems: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(s for s in stems if "_" not in s and "-" not in s) or stems
 
 
+def field_keys(items: list[Item]) -> set[str]:
+    """Stems of the keys of the items' string and true/false fields: a soft predicate naming
+    none of them cannot be tested on these items (a cheap test before `judge`)."""
+    return {s for it in items for f in it.fields for s in f.stems}
+
+
 def predicate_met(pred: Predicate, items: list[Item], query_stems: set[str]) -> bool:
     """Some item meets the predicate, or the query itself states it (every term and value).
     A soft predicate is met only by an item with the field it names (`judge`)."""
@@ -135,11 +141,12 @@ def _named_fields(pred: Predicate, item: Item) -> list[Field]:
     the best named true/false fields only (`on_hold` before `sponsorship_hold` for "on hold"),
     and only keys at least half of whose stems the condition says."""
     flag = pred.flag is not None
+    key = set(pred.key)
     scored: list[tuple[float, Field]] = []
     for f in item.fields:
         if isinstance(f.value, bool) != flag or not f.stems:
             continue
-        shared = sum(1 for s in f.stems if any(_same_stem(s, k) for k in pred.key))
+        shared = sum(1 for s in f.stems if s in key)
         if shared and (not flag or shared * 2 >= len(f.stems)):
             scored.append((shared / len(f.stems), f))
     if not scored:
@@ -148,14 +155,6 @@ def _named_fields(pred: Predicate, item: Item) -> list[Field]:
         return [f for _, f in scored]
     best = max(score for score, _ in scored)
     return [f for score, f in scored if score == best]
-
-
-def _same_stem(a: str, b: str) -> bool:
-    """Stems of one word: equal, or one the other's start ("weigh"/"weight")."""
-    if a == b:
-        return True
-    short, long_ = sorted((a, b), key=len)
-    return len(short) >= 4 and long_.startswith(short)
 
 
 def _holds(pred: Predicate, f: Field) -> bool:

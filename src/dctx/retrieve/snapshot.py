@@ -314,12 +314,11 @@ class Snapshot:
         predicate and other conditions decoded and tested in full. Free-text conditions are
         not met here (`Retriever` judges them, text by text)."""
         pack = self.pack
-        codes = pack.vocab.codes
+        codes, names = pack.vocab.codes, pack.vocab.names
         hits: dict[int, int] = {}
         if len(ctx.stems) < len(view.by_keyword):
             seen = (view.by_keyword.get(codes.get(s, -1), ()) for s in ctx.stems)
         else:
-            names = pack.vocab.names
             seen = (m for w, m in view.by_keyword.items() if names[w] in ctx.stems)
         for members in seen:
             for i in members:
@@ -327,7 +326,10 @@ class Snapshot:
         met: set[int] = set()
         full = list(view.data_other)
         for i, count in hits.items():
-            if pack.excluded[i] or pack.predicate[i]:
+            if pack.soft[i]:  # tested only on items with a field it names
+                if any(names[t] in ctx.field_keys for t in pack.terms(i).tolist()):
+                    full.append(i)
+            elif pack.excluded[i] or pack.predicate[i]:
                 full.append(i)
             elif count * 3 >= int(pack.kw_off[i + 1] - pack.kw_off[i]):
                 met.add(i)

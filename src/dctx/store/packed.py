@@ -122,7 +122,8 @@ class PackedRules:
         return self.kw_codes[self.kw_off[i] : self.kw_off[i + 1]]
 
     def terms(self, i: int) -> IntArray:
-        """Numeric field term codes of rule i (distinct)."""
+        """Field term codes of rule i (distinct): a threshold's numeric field, or the field
+        a soft predicate names."""
         return self.term_codes[self.term_off[i] : self.term_off[i + 1]]
 
     def worded(self) -> BoolArray:
@@ -289,6 +290,8 @@ class _Packer:
         else:
             self.flags["num_op"].append(-1)
             self.num_value.append(0.0)
+            if predicate and predicate.get("soft"):  # the field a soft predicate names
+                self.term_codes.extend(code(t) for t in dict.fromkeys(predicate.get("key") or []))
         self.term_off.append(len(self.term_codes))
         keywords = trig.get("keywords") or []
         self.kw_codes.extend(code(k) for k in keywords)
