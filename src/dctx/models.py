@@ -141,6 +141,7 @@ class NumericCondition:
     terms: list[str]  # words naming the field ("runway", "months")
     op: Literal["<", "<=", ">", ">="]
     value: float
+    unit: str = ""  # the unit written after the number, by its registry name ("day")
 
 
 @dataclass(slots=True)
@@ -153,18 +154,27 @@ class Predicate:
     A `soft` predicate is one read from ordinary words, testable only where the data has the
     field it names: a field named by `key` equal to one of `values` ("a shipment whose
     status is delayed"), or a true/false field whose name says the state `key` names, equal
-    to `flag` ("the account is on hold": `on_hold: true`). Where no result has such a field,
-    the condition is left to the free-text match (retrieve/condition_match.py)."""
+    to `flag` ("the account is on hold": `on_hold: true`), or a date field named by `key`
+    whose distance from now meets `op number unit` ("an invoice older than 90 days":
+    `invoice_date`). Where no result has such a field, a free-text condition is left to the
+    free-text match (retrieve/condition_match.py) and a threshold to its numeric fields."""
 
     terms: list[str] = field(default_factory=list)  # stems naming the item ("pod")
     values: list[str] = field(default_factory=list)  # a field equals one of these (any case)
     absent: list[str] = field(default_factory=list)  # stems of a field the item lacks
     key: list[str] = field(default_factory=list)  # stems naming the field tested
     flag: bool | None = None  # a true/false field named by `key` holds this value
+    # a date window: a date field named by `key` lies `op` `number` `unit`s from now
+    op: str = ""
+    number: float | None = None
+    unit: str = ""
     soft: bool = False  # untestable without the named field: free text judges instead
 
     def describe(self) -> str:
         what = f"an item about {'/'.join(self.terms)}" if self.terms else "an item"
+        if self.unit:
+            span = f"{self.op} {self.number or 0:g} {self.unit}s"
+            return f"a date field named like {'/'.join(self.key)} {span} from now"
         if self.flag is not None:
             named = "/".join(self.key)
             return f"a true/false field named like {named} that is {str(self.flag).lower()}"

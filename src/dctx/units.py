@@ -62,3 +62,15 @@ def unit_of(word: str) -> UnitName | None:
     if dimension in _DIMENSIONS or name.endswith(_INFORMATION):
         return UnitName(token, name, dimension)
     return None
+
+
+def time_unit(name: str) -> bool:
+    """Is this registry name a unit of time ("day", "hour")?"""
+    unit = unit_of(name)
+    return unit is not None and unit.dimension == "[time]"
+
+
+@functools.lru_cache(maxsize=64)
+def seconds_in(name: str) -> float:
+    """Seconds in one `name` (a unit of time: "month" is pint's mean month)."""
+    return float(_registry().Quantity(1, name).to("second").magnitude)

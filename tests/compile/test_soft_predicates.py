@@ -5,6 +5,7 @@ names the field. Tested where the data has such a field; elsewhere left to free 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -165,3 +166,50 @@ def test_explain_shows_the_predicate_and_the_field_that_decided(mem: Memory) -> 
     assert after["eligible"] and "double_booked=true" in after["condition"]
     before = out["run"]["points"][0]
     assert "not met" in before["condition"]
+
+
+def _dated(now: datetime, *results: object) -> RunContext:
+    ctx = RunContext.start("check the loans")
+    ctx.now = now
+    for result in results:
+        ctx.add_step("list_loans", {}, json.dumps(result))
+    return ctx
+
+
+def test_a_threshold_in_days_is_a_window_over_the_date_field_it_names() -> None:
+    trig = parse_trigger("data: a library loan is older than 21 days")
+    assert trig.predicate is not None and trig.predicate.unit == "day"
+    assert trig.predicate.key == ["librari", "loan"] and trig.predicate.op == ">"
+    now = datetime(2026, 5, 30, tzinfo=UTC)
+    recent = {"loans": [{"title": "Dune", "loaned_on": "2026-05-20"}]}
+    overdue = {"loans": [{"title": "Emma", "loaned_on": "2026-04-02T10:00:00Z"}]}
+    assert not data_condition_met(trig, _dated(now, recent))
+    assert data_condition_met(trig, _dated(now, recent, overdue))
+    # a date under another name is not the loan's date
+    other = {"loans": [{"title": "Emma", "printed_on": "1815-12-23"}]}
+    assert not data_condition_met(trig, _dated(now, other))
+
+
+def test_a_window_matches_a_date_field_named_by_another_form_of_the_word() -> None:
+    trig = parse_trigger("data: the ferry departs in less than 6 hours")
+    now = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
+    soon = {"ferry": "F12", "departure": "2026-08-01T13:30:00+00:00"}
+    later = {"ferry": "F12", "departure": "2026-08-02T13:30:00+00:00"}
+    assert data_condition_met(trig, _dated(now, soon))
+    assert not data_condition_met(trig, _dated(now, later))
+
+
+def test_a_window_fires_through_retrieval_and_explain_shows_the_date(mem: Memory) -> None:
+    rule_id = _rule_with_trigger(mem, "data: a hall booking is older than 30 days")
+    result = json.dumps({"bookings": [{"hall": "Main", "booking_date": "2001-02-03"}]})
+    run = mem.start(actor="rui", skill="venues", query="tidy up the bookings")
+    fired = run.observe({"name": "list_bookings", "arguments": {}}, result)
+    assert [u.rule_ids for u in fired] == [[rule_id]]
+    out = mem.explain(
+        rule_id,
+        query="tidy up the bookings",
+        actor="rui",
+        skill="venues",
+        steps=[({"name": "list_bookings", "arguments": {}}, result)],
+    )
+    assert "booking_date=2001-02-03" in out["run"]["points"][1]["condition"]

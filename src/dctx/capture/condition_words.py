@@ -202,7 +202,9 @@ def parse_numeric(cond: str) -> NumericCondition | None:
         terms = list(MONEY_TERMS)  # "anything over $200": an amount, whatever its field is called
     if not terms:
         return None
-    return NumericCondition(terms=terms, op=op, value=value)  # type: ignore[arg-type]
+    named = unit_of(m.group("unit")) if unit and unit not in _SCALE else None
+    unit_name = named.name if named is not None else ""
+    return NumericCondition(terms, op, value, unit_name)  # type: ignore[arg-type]
 
 
 def _unit_terms(word: str, *, counted: bool) -> list[str]:

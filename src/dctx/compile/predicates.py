@@ -13,15 +13,18 @@ a copula, a value) tests the `status` field for "delayed"; any other condition n
 ("the account is on hold", "the candidate needs sponsorship") that a true/false field may
 carry (`on_hold: true`, `requires_sponsorship: true`). Where no result has such a field it
 stays a free-text condition, matched by retrieval on the cosine and the words seen, with a
-fitted threshold (retrieve/condition_match.py).
+fitted threshold (retrieve/condition_match.py). A threshold in a unit of time ("an invoice
+older than 90 days") is also a date window over a date field its other words name
+(`invoice_date`: more than 90 days from now), beside its numeric fields (`age_days`).
 """
 
 from __future__ import annotations
 
 from itertools import pairwise, takewhile
 
-from dctx.models import Predicate
+from dctx.models import NumericCondition, Predicate
 from dctx.text import content_stems
+from dctx.units import time_unit
 
 # the determiners and prepositions of negation that say a field is absent ("has no price",
 # "without an owner", "is missing a tracking number"): a closed grammatical class
@@ -121,3 +124,15 @@ def _value_after(tokens: list[str]) -> str:
         if stop:
             break
     return " ".join(out)
+
+
+def date_window(numeric: NumericCondition) -> Predicate | None:
+    """The date window a threshold in a unit of time states, over a date field named by its
+    other words; None for other units or when only the unit names the field."""
+    if not numeric.unit or not time_unit(numeric.unit):
+        return None
+    said = set(content_stems(numeric.unit.replace("_", " ")))
+    key = [t for t in numeric.terms if t not in said]
+    if not key:
+        return None
+    return Predicate(key=key, op=numeric.op, number=numeric.value, unit=numeric.unit, soft=True)

@@ -71,7 +71,10 @@ def describe_trigger(rule: Rule) -> str:
     if trig.kind is TriggerKind.DATA:
         if trig.numeric is not None:
             num = trig.numeric
-            return f"data: a field about {'/'.join(num.terms)} {num.op} {num.value:g}"
+            said = f"data: a field about {'/'.join(num.terms)} {num.op} {num.value:g}"
+            if trig.predicate is not None and trig.predicate.unit:
+                said += f", or {trig.predicate.describe()}"
+            return said
         if trig.excluded:
             return (
                 f"data: a field about {trig.keywords or 'the same kind of value'} holds a value "
@@ -128,6 +131,9 @@ def condition_text(rule: Rule, ctx: RunContext) -> tuple[bool, str]:
         terms = set(trig.numeric.terms)
         seen = [f"{'.'.join(sorted(p))}={v:g}" for p, v in ctx.numbers if terms & p]
         shown = ", ".join(seen[:4]) if seen else "no such field seen yet"
+        if trig.predicate is not None and trig.predicate.unit:  # a date window too
+            dated = judge(trig.predicate, ctx.items, ctx.now).evidence
+            shown += f"; {trig.predicate.describe()}? {', '.join(dated) or 'no such date seen'}"
         return met, f"{'met' if met else 'not met'}: {shown}"
     if trig.excluded:
         seen = [f"{'.'.join(sorted(p))}={v}" for p, v in ctx.strings[-6:]]

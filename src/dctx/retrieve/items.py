@@ -10,13 +10,15 @@ fields are also kept with their keys, for soft predicates that name the field th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from itertools import islice
 from typing import Any
 
 from dctx.models import Predicate
 from dctx.text import content_stems, key_stems
+from dctx.units import seconds_in
 
 MAX_ITEMS = 2000  # per result: a huge listing is sampled, not walked whole
 _MAX_VALUE_CHARS = 200  # longer strings are prose, not field values
@@ -122,9 +124,12 @@ class Judgement:
     evidence: tuple[str, ...] = ()
 
 
-def judge(pred: Predicate, items: list[Item]) -> Judgement:
+def judge(pred: Predicate, items: list[Item], now: datetime | None = None) -> Judgement:
     """Test a soft predicate on the fields that name what it tests; untestable when no item
-    has one (then free text judges the condition, never "met")."""
+    has one (then free text judges the condition, never "met"). A date window is measured
+    from `now` (the current time when not given)."""
+    if pred.unit:
+        return _judge_window(pred, items, now or datetime.now(UTC))
     tested: list[tuple[Field, bool]] = []
     terms = set(pred.terms)
     for it in items:
@@ -134,6 +139,54 @@ def judge(pred: Predicate, items: list[Item]) -> Judgement:
             tested.append((f, _holds(pred, f)))
     shown = tuple(f"{f.key}={_show(f.value)}" for f, _ in tested[:6])
     return Judgement(bool(tested), any(ok for _, ok in tested), shown)
+
+
+def as_date(value: str | bool) -> datetime | None:
+    """An ISO 8601 date or time ("2026-03-02", "2026-03-02T09:00:00Z"), as UTC; else None."""
+    if not isinstance(value, str) or len(value) < 10 or value[4:5] != "-":
+        return None
+    try:
+        when = datetime.fromisoformat(value.upper())
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def date_keys(items: list[Item]) -> set[str]:
+    """Stems of the keys of the items' date fields (a date window names one of them)."""
+    return {s for it in items for f in it.fields if as_date(f.value) for s in f.stems}
+
+
+def names_date(key: Iterable[str], stems: Iterable[str]) -> bool:
+    """Does a date window's key name a date field with these key stems? Stems of one word
+    match, or one the other's start: "departs" (depart) names `departure` (departur)."""
+    return any(
+        k == s or (min(len(k), len(s)) >= 4 and (k.startswith(s) or s.startswith(k)))
+        for k in key
+        for s in stems
+    )
+
+
+def _judge_window(pred: Predicate, items: list[Item], now: datetime) -> Judgement:
+    tested: list[tuple[Field, bool]] = []
+    for it in items:
+        for f in it.fields:
+            when = as_date(f.value)
+            if when is None or not names_date(pred.key, f.stems):
+                continue
+            span = abs((now - when).total_seconds()) / seconds_in(pred.unit)
+            tested.append((f, _compare(span, pred.op, pred.number or 0.0)))
+    shown = tuple(f"{f.key}={f.value}" for f, _ in tested[:6])
+    return Judgement(bool(tested), any(ok for _, ok in tested), shown)
+
+
+def _compare(value: float, op: str, bound: float) -> bool:
+    return {
+        "<": value < bound,
+        "<=": value <= bound,
+        ">": value > bound,
+        ">=": value >= bound,
+    }.get(op, False)
 
 
 def _named_fields(pred: Predicate, item: Item) -> list[Field]:
