@@ -207,6 +207,8 @@ def _build_rule(
     values = {v.lower() for v in predicate.values} if predicate and predicate.terms else set()
     if subject is not None and subject.lower() in values:
         subject = None
+    if subject is not None and predicate is not None and predicate.soft and not predicate.unit:
+        predicate = None  # "for Acme Corp": a subject's name is met by its words, not a field
     body = imperative(main)
     # "make it better": no behavior named, nothing to apply elsewhere; under a condition one
     # specific word names it ("if it's two days late, get someone to phone the customer")
