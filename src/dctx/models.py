@@ -141,6 +141,7 @@ class NumericCondition:
     terms: list[str]  # words naming the field ("runway", "months")
     op: Literal["<", "<=", ">", ">="]
     value: float
+    unit: str = ""  # the unit written after the number, by its registry name ("day")
 
 
 @dataclass(slots=True)
@@ -148,14 +149,37 @@ class Predicate:
     """A data condition compiled to a test over the items (JSON objects) of tool results:
     some item, named by `terms` (in its keys, the keys leading to it, or its values), whose
     string field equals one of `values` ("a pod is in CrashLoopBackOff"), or that lacks a
-    field named by `absent` ("a listing has no price"). Never met by a single word."""
+    field named by `absent` ("a listing has no price"). Never met by a single word.
+
+    A `soft` predicate is one read from ordinary words, testable only where the data has the
+    field it names: a field named by `key` equal to one of `values` ("a shipment whose
+    status is delayed"), or a true/false field whose name says the state `key` names, equal
+    to `flag` ("the account is on hold": `on_hold: true`), or a date field named by `key`
+    whose distance from now meets `op number unit` ("an invoice older than 90 days":
+    `invoice_date`). Where no result has such a field, a free-text condition is left to the
+    free-text match (retrieve/condition_match.py) and a threshold to its numeric fields."""
 
     terms: list[str] = field(default_factory=list)  # stems naming the item ("pod")
     values: list[str] = field(default_factory=list)  # a field equals one of these (any case)
     absent: list[str] = field(default_factory=list)  # stems of a field the item lacks
+    key: list[str] = field(default_factory=list)  # stems naming the field tested
+    flag: bool | None = None  # a true/false field named by `key` holds this value
+    # a date window: a date field named by `key` lies `op` `number` `unit`s from now
+    op: str = ""
+    number: float | None = None
+    unit: str = ""
+    soft: bool = False  # untestable without the named field: free text judges instead
 
     def describe(self) -> str:
         what = f"an item about {'/'.join(self.terms)}" if self.terms else "an item"
+        if self.unit:
+            span = f"{self.op} {self.number or 0:g} {self.unit}s"
+            return f"a date field named like {'/'.join(self.key)} {span} from now"
+        if self.flag is not None:
+            named = "/".join(self.key)
+            return f"a true/false field named like {named} that is {str(self.flag).lower()}"
+        if self.values and self.key:
+            return f"an item whose {'/'.join(self.key)} is {' or '.join(self.values)}"
         if self.values:
             return f"{what} with a field equal to {' or '.join(self.values)}"
         return f"{what} without {'/'.join(self.absent)}"

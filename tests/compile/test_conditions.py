@@ -236,17 +236,18 @@ def test_condition_on_what_the_agent_writes_is_delivered_up_front() -> None:
 
 
 @pytest.mark.parametrize(
-    ("cond", "terms", "op", "value"),
+    ("cond", "terms", "op", "value", "unit"),
     [
-        ("orders older than 30 days", ["order", "day"], ">", 30.0),
-        ("tickets newer than 7 days", ["ticket", "day"], "<", 7.0),
-        ("net burn is negative", ["net", "burn"], "<", 0.0),
+        ("orders older than 30 days", ["order", "day"], ">", 30.0, "day"),
+        ("tickets newer than 7 days", ["ticket", "day"], "<", 7.0, "day"),
+        ("net burn is negative", ["net", "burn"], "<", 0.0, ""),
     ],
 )
 def test_comparatives_and_signs_are_thresholds(
-    cond: str, terms: list[str], op: str, value: float
+    cond: str, terms: list[str], op: str, value: float, unit: str
 ) -> None:
     from dctx.compile.conditions import parse_numeric
     from dctx.models import NumericCondition
 
-    assert parse_numeric(cond) == NumericCondition(terms=terms, op=op, value=value)  # type: ignore[arg-type]
+    expected = NumericCondition(terms=terms, op=op, value=value, unit=unit)  # type: ignore[arg-type]
+    assert parse_numeric(cond) == expected

@@ -58,7 +58,9 @@ def test_conditions_compile_to_item_predicates() -> None:
     assert _data_trigger(CRASH).predicate == Predicate(terms=["pod"], values=["CrashLoopBackOff"])
     listing = _data_trigger("If a listing has no price, flag it to the catalog team.")
     assert listing.predicate is not None and listing.predicate.absent == ["price"]
-    assert _data_trigger("For enterprise clients, cc the account manager.").predicate is None
+    # a class in ordinary words is a state a true/false field may carry, else free text
+    soft = _data_trigger("For enterprise clients, cc the account manager.").predicate
+    assert soft == Predicate(key=["enterpris"], flag=True, soft=True)
 
 
 def test_crashloop_condition_needs_a_crashing_pod() -> None:

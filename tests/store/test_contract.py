@@ -22,6 +22,7 @@ from dctx.models import (
     EvidenceKind,
     Message,
     NumericCondition,
+    Predicate,
     Rule,
     RuleEvent,
     RuleEventKind,
@@ -35,6 +36,7 @@ from dctx.models import (
     TriggerKind,
 )
 from dctx.store.base import CaptureBatch, Store
+from dctx.store.packed import PackedRules
 
 DIM = 8
 Dump = Callable[[Store], list[tuple[str, str, Any]]]
@@ -768,3 +770,21 @@ def test_drop_namespace(store: Store, dump: Dump) -> None:
     assert kept.rules == kept_before.rules
     np.testing.assert_array_equal(kept.text_vectors, kept_before.text_vectors)
     assert len(store.edges(src="ben")) == 1
+
+
+def test_soft_predicate_fields_round_trip_and_pack(store: Store) -> None:
+    """A soft predicate (the field it names, the state it wants) is stored and loaded whole,
+    and packed as soft: retrieval leaves it to free text where no result has that field."""
+    soft = Predicate(key=["frozen", "vault"], flag=False, soft=True)
+    named = Predicate(terms=["crate"], values=["in transit"], key=["stage"], soft=True)
+    rules = []
+    for rid, pred in (("r_flag", soft), ("r_named", named)):
+        trig = Trigger(kind=TriggerKind.DATA, text="the vault is not frozen", predicate=pred)
+        rules.append(dataclasses.replace(make_rule(rid), trigger=trig))
+    store.write(rule_batch(*rules))
+    for rule in rules:
+        assert store.get_rule(rule.id).trigger.predicate == rule.trigger.predicate
+    index = store.rule_index("default", [RuleStatus.ACTIVE])
+    pack = index.packed or PackedRules.from_rules(index.rules, index.seqs or range(2))
+    assert pack.soft.tolist() == [True, True] and pack.predicate.tolist() == [True, True]
+    assert [pack.rule(i).trigger.predicate for i in range(2)] == [soft, named]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from dctx.capture.verbs import IMPERATIVE_PREFIX, IMPERATIVE_VERBS
 from dctx.models import NumericCondition
-from dctx.text import content_stems
+from dctx.text import STOPWORDS, content_stems
+from dctx.units import unit_of
 
 __all__ = [
     "CLASS_NOUNS",
@@ -61,8 +62,10 @@ NUMERIC = re.compile(
     r"<=|<|above|over|more than|greater than|higher than|longer than|older than|exceeds?|>=|>|"
     r"at least|"
     r"at most|no more than|no less than)\s*[$€£]?\s*(?P<num>\d+(?:[.,]\d+)?)\s*"
-    r"(?P<unit>%|percent\b|million\b|billion\b|thousand\b|months?\b|days?\b|weeks?\b|years?\b|"
-    r"hours?\b|mm\b|bn\b|k\b|m\b)?(?:\s+(?:of|in)\s+(?P<after>[a-z][a-z_ \-]{1,40}))?",
+    # the word after the number: a scale ("k", "million"), a unit ("kg", "days": units.py) or
+    # what is counted ("retries"); never a preposition or conjunction that goes on the clause
+    r"(?P<unit>%|(?!(?:of|in|on|at|to|for|and|or|but|then|the|a|an)\b)[A-Za-z]+\b)?"
+    r"(?:\s+(?:of|in)\s+(?P<after>[a-z][a-z_ \-]{1,40}))?",
     re.IGNORECASE,
 )
 _COND_VERBS = frozenset(
@@ -193,10 +196,28 @@ def parse_numeric(cond: str) -> NumericCondition | None:
     terms = content_stems(m.group("terms"), drop_generic=True)
     if m.group("after"):
         terms.extend(content_stems(m.group("after"), drop_generic=True))
-    if unit and unit not in _SCALE and unit not in {"%", "percent"}:
-        terms.extend(content_stems(unit))
+    money = _MONEY.search(m.group(0)) is not None
+    terms.extend(_unit_terms(m.group("unit") or "", counted=not money))
     if not terms and _MONEY.search(m.group(0)):
         terms = list(MONEY_TERMS)  # "anything over $200": an amount, whatever its field is called
     if not terms:
         return None
-    return NumericCondition(terms=terms, op=op, value=value)  # type: ignore[arg-type]
+    named = unit_of(m.group("unit")) if unit and unit not in _SCALE else None
+    unit_name = named.name if named is not None else ""
+    return NumericCondition(terms, op, value, unit_name)  # type: ignore[arg-type]
+
+
+def _unit_terms(word: str, *, counted: bool) -> list[str]:
+    """What the word after a threshold's number says the field is called: a unit's names
+    ("kg": kg, kilogram; "days": day) or a counted noun, plural after a number ("3 retries");
+    nothing for a scale, a percentage or another word ("under 12 gets flagged"). After an
+    amount of money (`counted` False) the word is the clause's verb ("over $200 needs ...")."""
+    low = word.lower()
+    if not low or low in _SCALE or low in {"%", "percent"}:
+        return []
+    unit = unit_of(word)
+    if unit is not None:
+        return list(dict.fromkeys(content_stems(f"{unit.written} {unit.name.replace('_', ' ')}")))
+    if counted and len(low) > 3 and low.endswith("s") and low not in STOPWORDS:
+        return content_stems(low, drop_generic=True)
+    return []

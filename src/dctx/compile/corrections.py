@@ -25,7 +25,7 @@ from dctx.compile.phrasing import (
     rule_type,
     split_directives,
 )
-from dctx.compile.predicates import compile_predicate
+from dctx.compile.predicates import compile_predicate, date_window
 from dctx.models import (
     Evidence,
     EvidenceKind,
@@ -207,6 +207,8 @@ def _build_rule(
     values = {v.lower() for v in predicate.values} if predicate and predicate.terms else set()
     if subject is not None and subject.lower() in values:
         subject = None
+    if subject is not None and predicate is not None and predicate.soft and not predicate.unit:
+        predicate = None  # "for Acme Corp": a subject's name is met by its words, not a field
     body = imperative(main)
     # "make it better": no behavior named, nothing to apply elsewhere; under a condition one
     # specific word names it ("if it's two days late, get someone to phone the customer")
@@ -252,10 +254,13 @@ def _build_rule(
 
 
 def _predicate(cond: Condition | None) -> Predicate | None:
-    """The predicate over result items a plain condition compiles to (compile/predicates.py);
-    thresholds and negated values have their own tests."""
-    if cond is None or cond.numeric is not None or cond.excluded:
+    """The predicate over result items a plain condition compiles to (compile/predicates.py),
+    or the date window a threshold in a unit of time states; negated values have their own
+    test."""
+    if cond is None or cond.excluded:
         return None
+    if cond.numeric is not None:
+        return date_window(cond.numeric)  # a threshold in days may be read off a date field
     return compile_predicate(cond.text, cond.keywords)
 
 

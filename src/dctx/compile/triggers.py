@@ -15,7 +15,7 @@ A spec that names nothing checkable is a `ConfigError` that says what to write i
 from __future__ import annotations
 
 from dctx.compile.conditions import condition_parts
-from dctx.compile.predicates import compile_predicate
+from dctx.compile.predicates import compile_predicate, date_window
 from dctx.errors import ConfigError
 from dctx.models import Trigger, TriggerKind
 
@@ -49,6 +49,8 @@ def data_trigger(condition: str) -> Trigger:
     keywords, numeric, excluded = condition_parts(condition)
     plain = numeric is None and not excluded
     predicate = compile_predicate(condition, keywords) if plain else None
+    if numeric is not None:
+        predicate = date_window(numeric)
     if not keywords and numeric is None and not excluded:
         raise ConfigError(
             f"data condition {condition!r} names nothing to check in tool data; name a field "

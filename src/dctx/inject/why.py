@@ -23,6 +23,7 @@ from dctx.retrieve.condition_match import ConditionModel, names_subject
 from dctx.retrieve.conflicts import Decision
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.engine import Retriever
+from dctx.retrieve.items import judge
 
 
 @dataclass(slots=True)
@@ -70,11 +71,19 @@ def describe_trigger(rule: Rule) -> str:
     if trig.kind is TriggerKind.DATA:
         if trig.numeric is not None:
             num = trig.numeric
-            return f"data: a field about {'/'.join(num.terms)} {num.op} {num.value:g}"
+            said = f"data: a field about {'/'.join(num.terms)} {num.op} {num.value:g}"
+            if trig.predicate is not None and trig.predicate.unit:
+                said += f", or {trig.predicate.describe()}"
+            return said
         if trig.excluded:
             return (
                 f"data: a field about {trig.keywords or 'the same kind of value'} holds a value "
                 f"other than {trig.excluded}"
+            )
+        if trig.predicate is not None and trig.predicate.soft:
+            return (
+                f"data: a tool result holds {trig.predicate.describe()}; where none has such "
+                f"a field, the query or a tool step says {trig.text!r} (in its words or others)"
             )
         if trig.predicate is not None:
             return f"data: a tool result holds {trig.predicate.describe()} (or the query says so)"
@@ -102,8 +111,13 @@ def free_text_condition(
     stems = ctx.step_stems | ctx.query_stems if ctx.steps else ctx.query_stems
     trig = rule.trigger
     met = cosine is not None and model.met(cosine, trig.text, trig.keywords, stems)
-    if trig.predicate is not None and ctx.last_structured:
-        met = False  # a predicate is judged on the items of a JSON result
+    pred = trig.predicate
+    if (
+        pred is not None
+        and ctx.last_structured
+        and (not pred.soft or judge(pred, ctx.last_items).testable)
+    ):
+        met = False  # a predicate is judged on the items of a JSON result that it can test
     hits = [k for k in trig.keywords if k in stems]
     sim = "no vector" if cosine is None else f"similarity {cosine:.2f}"
     return met, f"{'met' if met else 'not met'}: {sim}, seen {hits or 'none'} of {trig.keywords}"
@@ -117,11 +131,23 @@ def condition_text(rule: Rule, ctx: RunContext) -> tuple[bool, str]:
         terms = set(trig.numeric.terms)
         seen = [f"{'.'.join(sorted(p))}={v:g}" for p, v in ctx.numbers if terms & p]
         shown = ", ".join(seen[:4]) if seen else "no such field seen yet"
+        if trig.predicate is not None and trig.predicate.unit:  # a date window too
+            dated = judge(trig.predicate, ctx.items, ctx.now).evidence
+            shown += f"; {trig.predicate.describe()}? {', '.join(dated) or 'no such date seen'}"
         return met, f"{'met' if met else 'not met'}: {shown}"
     if trig.excluded:
         seen = [f"{'.'.join(sorted(p))}={v}" for p, v in ctx.strings[-6:]]
         shown = ", ".join(seen) if seen else "no string field seen yet"
         return met, f"{'met' if met else 'not met'}: {shown}"
+    if trig.predicate is not None and trig.predicate.soft:
+        verdict = judge(trig.predicate, ctx.items)
+        if not verdict.testable:
+            return met, (
+                f"not tested: no result has a field for {trig.predicate.describe()}; "
+                "left to the free-text match"
+            )
+        fields = ", ".join(verdict.evidence)
+        return met, f"{'met' if met else 'not met'}: {trig.predicate.describe()}? {fields}"
     if trig.predicate is not None:
         items = f"{len(ctx.items)} result items seen"
         return met, f"{'met' if met else 'not met'}: {trig.predicate.describe()}? {items}"
@@ -203,7 +229,8 @@ def check_point(
                 rule.id, embed_query(run.embedder, [text])[0]
             )
             free, said = free_text_condition(rule, ctx, cosine, run.retriever.conditions)
-            if rule.trigger.predicate is None:
+            pred = rule.trigger.predicate
+            if pred is None or (pred.soft and not judge(pred, ctx.items).testable):
                 check.eligible, check.condition = free, said
             elif free and dp > 0:
                 check.eligible, check.condition = True, said

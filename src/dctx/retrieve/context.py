@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from dctx.models import NumericCondition, Trigger
 from dctx.retrieve.budget import PieceCounter, fit
-from dctx.retrieve.items import Item, predicate_met, result_items
+from dctx.retrieve.items import Item, date_keys, field_keys, judge, predicate_met, result_items
 from dctx.text import (
     NOT_JSON,
     content_stems,
@@ -33,6 +34,11 @@ class RunContext:
     tools_called: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)  # objects of JSON results (predicates)
+    last_items: list[Item] = field(default_factory=list)  # those of the latest result alone
+    field_keys: set[str] = field(default_factory=set)  # key stems of the items' fields
+    last_field_keys: set[str] = field(default_factory=set)  # those of the latest result
+    date_keys: set[str] = field(default_factory=set)  # key stems of the items' date fields
+    now: datetime | None = None  # what date windows are measured from (None: the clock)
     query_stems: set[str] = field(default_factory=set)
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
     summaries: list[str] = field(default_factory=list)  # what is embedded of each step
@@ -64,9 +70,14 @@ class RunContext:
             elif len(value) <= 40:
                 self.strings.append((terms, value.strip()))
         self.last_structured = isinstance(data, dict | list)
+        self.last_items = []
         if self.last_structured:
             called = frozenset(content_stems(called_text))
-            self.items.extend(result_items(data, called))
+            self.last_items = result_items(data, called)
+            self.items.extend(self.last_items)
+        self.last_field_keys = field_keys(self.last_items)
+        self.field_keys |= self.last_field_keys
+        self.date_keys |= date_keys(self.last_items)
         self.tools_called.append(tool)
         step = f"call {tool}({args}) -> {result[:1500]}"
         self.steps.append(step)
@@ -119,12 +130,15 @@ def _summary(
 
 
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
-    """A DATA trigger fires when its numeric threshold holds on some field, when its predicate
+    """A DATA trigger fires when its numeric threshold holds on some field (or its date
+    window on a date field), when its predicate
     holds on some result item, or, for a subject's name, when at least a third (and at least
     one) of the name's stems appear in what the run has seen. Free-text conditions are not
     judged here: retrieval matches them by meaning and words (condition_match.py)."""
     if trigger.numeric is not None:
-        return _numeric_met(trigger.numeric, ctx)
+        window = trigger.predicate  # "older than 90 days" read off a date field too
+        dated = window is not None and judge(window, ctx.items, ctx.now).met
+        return _numeric_met(trigger.numeric, ctx) or dated
     if trigger.excluded:
         return _other_value_seen(trigger, ctx)
     if trigger.predicate is not None:

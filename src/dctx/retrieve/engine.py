@@ -21,6 +21,7 @@ from dctx.retrieve.condition_match import ConditionModel, condition_model
 from dctx.retrieve.conflicts import Decision, decide, resolve_conflicts
 from dctx.retrieve.context import RunContext
 from dctx.retrieve.fusion import rrf
+from dctx.retrieve.items import judge
 from dctx.retrieve.snapshot import VECTOR_DTYPE, Snapshot, View
 from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import Store
@@ -162,9 +163,11 @@ class Retriever:
             chosen += [i for i in view.upfront_tools if int(tool[i]) in codes]
         chosen += snap.met_data(view, ctx)
         # a free-text condition met by the query ("when the invoice is overdue": "chase the
-        # overdue invoices"); predicates are judged on result items and the query's own words
+        # overdue invoices"); predicates are judged on result items and the query's own words,
+        # except soft ones, which no result has tested yet
         worded = np.array(view.data_worded, dtype=np.int64)
-        plain = worded[~snap.pack.predicate[worded]] if worded.size else worded
+        strict = snap.pack.predicate & ~snap.pack.soft
+        plain = worded[~strict[worded]] if worded.size else worded
         chosen += self._worded_met(snap, view, plain, query_vec, ctx.query_stems)
         chosen = snap.ordered(chosen)  # oldest first, as delivered
         chosen.extend(
@@ -251,7 +254,7 @@ class Retriever:
             # that holds all its words; never by one word of several
             rest = fresh(np.setdiff1d(np.array(view.data_worded, dtype=np.int64), chosen))
             if ctx.last_structured:  # a predicate is judged on structured data, never by
-                rest = rest[~pack.predicate[rest]]  # resemblance to it
+                rest = rest[~_tested_here(snap, rest, ctx)]  # resemblance to it
             chosen += self._worded_met(snap, view, rest, step_vec, ctx.step_stems | ctx.query_stems)
         if last_tool is not None:
             after = view.after_tool.get(pack.vocab.get(last_tool), [])
@@ -267,3 +270,19 @@ class Retriever:
             best = passing[np.argsort(-sims[passing], kind="stable")][: self.calibration.top_k]
             chosen.extend(cand[best].tolist())
         return self._resolve(snap, view, chosen, actor)
+
+
+def _tested_here(snap: Snapshot, slots: IntArray, ctx: RunContext) -> np.ndarray:
+    """Which of these slots have a predicate the latest result tests: all strict ones, and
+    soft ones where the result has the field they name (the others are left to free text)."""
+    pack = snap.pack
+    names = pack.vocab.names
+    tested: np.ndarray = pack.predicate[slots].copy()
+    for j in np.flatnonzero(pack.soft[slots]).tolist():
+        slot = int(slots[j])
+        if not any(names[t] in ctx.last_field_keys for t in pack.terms(slot).tolist()):
+            tested[j] = False  # names no field of this result: free text judges it
+            continue
+        pred = snap.rule(slot).trigger.predicate
+        tested[j] = pred is not None and judge(pred, ctx.last_items).testable
+    return tested

@@ -4,21 +4,33 @@ An item is a JSON object: its own fields are those reached through nested object
 and each element of a list is an item of its own. An item is described by its own string
 values (lower-cased, for "field = value" tests), its own key stems, and the stems of its
 context: the keys leading to it, its ancestors' fields, and the call that produced it (a pod
-listed by `get_pods` is about pods even when no key says so).
+listed by `get_pods` is about pods even when no key says so). Its string and true/false
+fields are also kept with their keys, for soft predicates that name the field they test.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from itertools import islice
 from typing import Any
 
 from dctx.models import Predicate
 from dctx.text import content_stems, key_stems
+from dctx.units import seconds_in
 
 MAX_ITEMS = 2000  # per result: a huge listing is sampled, not walked whole
 _MAX_VALUE_CHARS = 200  # longer strings are prose, not field values
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One own field of an item: its key as written, the key's stems, its value."""
+
+    key: str
+    stems: tuple[str, ...]
+    value: str | bool  # a string lower-cased, or a true/false value
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +39,7 @@ class Item:
     keys: frozenset[str]  # stems of own keys
     about: frozenset[str]  # stems of own keys and values and of the item's context
     record: bool  # a list element or a root without lists: a record, not a container
+    fields: tuple[Field, ...] = ()  # own short string and true/false fields
 
 
 def result_items(data: Any, context: frozenset[str]) -> list[Item]:
@@ -43,29 +56,50 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
     values: set[str] = set()
     keys: set[str] = set()
     stems: set[str] = set()
+    fields: list[Field] = []
     lists: list[tuple[str, list[Any]]] = []
     stack = [node]
     while stack:
         obj = stack.pop()
         for key, value in obj.items():
-            keys.update(key_stems(str(key)))
+            own = key_stems(str(key))
+            keys.update(own)
             if isinstance(value, dict):
                 stack.append(value)
             elif isinstance(value, list):
                 lists.append((str(key), value))
+            elif isinstance(value, bool):
+                fields.append(Field(str(key), _parts(own), value))
             elif isinstance(value, str) and len(value) <= _MAX_VALUE_CHARS:
                 values.add(value.strip().lower())
                 stems.update(content_stems(value))
+                fields.append(Field(str(key), _parts(own), value.strip().lower()))
     about = context | keys | stems
-    yield Item(frozenset(values), frozenset(keys), frozenset(about), record or not lists)
+    yield Item(
+        frozenset(values), frozenset(keys), frozenset(about), record or not lists, tuple(fields)
+    )
     for key, elements in lists:
         inner = about | set(key_stems(key))
         for element in elements[:MAX_ITEMS]:
             yield from _walk(element, frozenset(inner), True)
 
 
+def _parts(stems: tuple[str, ...]) -> tuple[str, ...]:
+    """A key's word stems without the whole identifier ("requires_sponsorship" is two words)."""
+    return tuple(s for s in stems if "_" not in s and "-" not in s) or stems
+
+
+def field_keys(items: list[Item]) -> set[str]:
+    """Stems of the keys of the items' string and true/false fields: a soft predicate naming
+    none of them cannot be tested on these items (a cheap test before `judge`)."""
+    return {s for it in items for f in it.fields for s in f.stems}
+
+
 def predicate_met(pred: Predicate, items: list[Item], query_stems: set[str]) -> bool:
-    """Some item meets the predicate, or the query itself states it (every term and value)."""
+    """Some item meets the predicate, or the query itself states it (every term and value).
+    A soft predicate is met only by an item with the field it names (`judge`)."""
+    if pred.soft:
+        return judge(pred, items).met
     if pred.values:
         wanted = {v.lower() for v in pred.values}
         value_stems = {s for v in pred.values for s in content_stems(v)}
@@ -78,3 +112,114 @@ def predicate_met(pred: Predicate, items: list[Item], query_stems: set[str]) -> 
     return any(
         it.record and it.values and terms <= it.about and not absent & it.keys for it in items
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """A soft predicate on some items: could it be tested (an item has the field it names),
+    was it met, and the fields that decided it ("requires_sponsorship=true")."""
+
+    testable: bool
+    met: bool
+    evidence: tuple[str, ...] = ()
+
+
+def judge(pred: Predicate, items: list[Item], now: datetime | None = None) -> Judgement:
+    """Test a soft predicate on the fields that name what it tests; untestable when no item
+    has one (then free text judges the condition, never "met"). A date window is measured
+    from `now` (the current time when not given)."""
+    if pred.unit:
+        return _judge_window(pred, items, now or datetime.now(UTC))
+    tested: list[tuple[Field, bool]] = []
+    terms = set(pred.terms)
+    for it in items:
+        if not terms <= it.about:
+            continue
+        for f in _named_fields(pred, it):
+            tested.append((f, _holds(pred, f)))
+    shown = tuple(f"{f.key}={_show(f.value)}" for f, _ in tested[:6])
+    return Judgement(bool(tested), any(ok for _, ok in tested), shown)
+
+
+def as_date(value: str | bool) -> datetime | None:
+    """An ISO 8601 date or time ("2026-03-02", "2026-03-02T09:00:00Z"), as UTC; else None."""
+    if not isinstance(value, str) or len(value) < 10 or value[4:5] != "-":
+        return None
+    try:
+        when = datetime.fromisoformat(value.upper())
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def date_keys(items: list[Item]) -> set[str]:
+    """Stems of the keys of the items' date fields (a date window names one of them)."""
+    return {s for it in items for f in it.fields if as_date(f.value) for s in f.stems}
+
+
+def names_date(key: Iterable[str], stems: Iterable[str]) -> bool:
+    """Does a date window's key name a date field with these key stems? Stems of one word
+    match, or one the other's start: "departs" (depart) names `departure` (departur)."""
+    return any(
+        k == s or (min(len(k), len(s)) >= 4 and (k.startswith(s) or s.startswith(k)))
+        for k in key
+        for s in stems
+    )
+
+
+def _judge_window(pred: Predicate, items: list[Item], now: datetime) -> Judgement:
+    tested: list[tuple[Field, bool]] = []
+    for it in items:
+        for f in it.fields:
+            when = as_date(f.value)
+            if when is None or not names_date(pred.key, f.stems):
+                continue
+            span = abs((now - when).total_seconds()) / seconds_in(pred.unit)
+            tested.append((f, _compare(span, pred.op, pred.number or 0.0)))
+    shown = tuple(f"{f.key}={f.value}" for f, _ in tested[:6])
+    return Judgement(bool(tested), any(ok for _, ok in tested), shown)
+
+
+def _compare(value: float, op: str, bound: float) -> bool:
+    return {
+        "<": value < bound,
+        "<=": value <= bound,
+        ">": value > bound,
+        ">=": value >= bound,
+    }.get(op, False)
+
+
+def _named_fields(pred: Predicate, item: Item) -> list[Field]:
+    """The item's fields of the predicate's kind whose key names what it tests; for a state,
+    the best named true/false fields only (`on_hold` before `sponsorship_hold` for "on hold"),
+    and only keys at least half of whose stems the condition says."""
+    flag = pred.flag is not None
+    key = set(pred.key)
+    scored: list[tuple[float, Field]] = []
+    for f in item.fields:
+        if isinstance(f.value, bool) != flag or not f.stems:
+            continue
+        shared = sum(1 for s in f.stems if s in key)
+        if shared and (not flag or shared * 2 >= len(f.stems)):
+            scored.append((shared / len(f.stems), f))
+    if not scored:
+        return []
+    if not flag:
+        return [f for _, f in scored]
+    best = max(score for score, _ in scored)
+    return [f for score, f in scored if score == best]
+
+
+def _holds(pred: Predicate, f: Field) -> bool:
+    if pred.flag is not None:
+        return f.value is pred.flag
+    return isinstance(f.value, str) and _norm(f.value) in {_norm(v) for v in pred.values}
+
+
+def _norm(value: str) -> str:
+    """'ON_HOLD', 'on-hold' and 'On hold' are one value."""
+    return " ".join(value.lower().replace("_", " ").replace("-", " ").split())
+
+
+def _show(value: str | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else repr(value)

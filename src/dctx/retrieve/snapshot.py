@@ -20,6 +20,7 @@ import numpy as np
 from dctx.models import Rule, TriggerKind
 from dctx.retrieve.condition_match import Lexical
 from dctx.retrieve.context import RunContext, data_condition_met
+from dctx.retrieve.items import names_date
 from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import RuleChanges, RuleIndex
 from dctx.store.packed import KINDS, IntArray, PackedRules, kept_vectors, key_hash, vector_needs
@@ -67,6 +68,7 @@ class View:
     query: list[int]
     group_keys: IntArray  # group hashes of the visible slots, sorted
     group_slots: IntArray  # the slot of each entry of group_keys
+    data_dated: list[int] = field(default_factory=list)  # thresholds with a date window
     _query: IntArray | None = None  # `query` as an array, until the next change
     _terms: dict[int, IntArray] = field(default_factory=dict)  # by_term lists as arrays
 
@@ -124,6 +126,8 @@ class View:
         elif kind == _DATA:
             if pack.num_op[i] >= 0:
                 lists += [self.by_term.setdefault(t, []) for t in pack.terms(i).tolist()]
+                if pack.soft[i]:  # in days: a date field may meet it too
+                    lists.append(self.data_dated)
             elif words := pack.keywords(i).tolist():
                 free_text = not pack.excluded[i] and not pack.subject_named[i]
                 if free_text:  # a free-text condition, or a predicate (judged by it on prose)
@@ -314,12 +318,11 @@ class Snapshot:
         predicate and other conditions decoded and tested in full. Free-text conditions are
         not met here (`Retriever` judges them, text by text)."""
         pack = self.pack
-        codes = pack.vocab.codes
+        codes, names = pack.vocab.codes, pack.vocab.names
         hits: dict[int, int] = {}
         if len(ctx.stems) < len(view.by_keyword):
             seen = (view.by_keyword.get(codes.get(s, -1), ()) for s in ctx.stems)
         else:
-            names = pack.vocab.names
             seen = (m for w, m in view.by_keyword.items() if names[w] in ctx.stems)
         for members in seen:
             for i in members:
@@ -327,10 +330,19 @@ class Snapshot:
         met: set[int] = set()
         full = list(view.data_other)
         for i, count in hits.items():
-            if pack.excluded[i] or pack.predicate[i]:
+            if pack.soft[i]:  # tested only on items with a field it names
+                if any(names[t] in ctx.field_keys for t in pack.terms(i).tolist()):
+                    full.append(i)
+            elif pack.excluded[i] or pack.predicate[i]:
                 full.append(i)
             elif count * 3 >= int(pack.kw_off[i + 1] - pack.kw_off[i]):
                 met.add(i)
+        if ctx.date_keys:  # date windows naming a date field seen
+            full += [
+                i
+                for i in view.data_dated
+                if names_date((names[t] for t in pack.terms(i).tolist()), ctx.date_keys)
+            ]
         if view.by_term and ctx.numbers:
             for path, value in ctx.numbers:
                 terms = [codes[t] for t in path if t in codes]

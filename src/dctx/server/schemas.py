@@ -90,6 +90,9 @@ class PredicateOut(BaseModel):
     terms: list[str]
     values: list[str]
     absent: list[str]
+    key: list[str] = []  # the field a soft predicate names
+    flag: bool | None = None  # the true/false value a named state field must hold
+    soft: bool = False  # untested where no result has that field: free text judges
 
 
 class TriggerOut(BaseModel):

@@ -79,6 +79,8 @@ class PackedRules:
     conditional: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     excluded: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     predicate: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
+    # a soft predicate: tested where a result has the field it names, else free text judges
+    soft: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     # a subject-scoped rule triggered by its subject's name (retrieve/condition_match.py)
     subject_named: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     num_op: npt.NDArray[np.int8] = field(default_factory=lambda: np.zeros(0, np.int8))
@@ -120,7 +122,8 @@ class PackedRules:
         return self.kw_codes[self.kw_off[i] : self.kw_off[i + 1]]
 
     def terms(self, i: int) -> IntArray:
-        """Numeric field term codes of rule i (distinct)."""
+        """Field term codes of rule i (distinct): a threshold's numeric field, or the field
+        a soft predicate names."""
         return self.term_codes[self.term_off[i] : self.term_off[i + 1]]
 
     def worded(self) -> BoolArray:
@@ -200,6 +203,7 @@ _PLAIN = (
     "conditional",
     "excluded",
     "predicate",
+    "soft",
     "subject_named",
     "num_op",
     "num_value",
@@ -216,7 +220,8 @@ class _Packer:
         self.ints = {name: array("q") for name in _INTS}
         self.flags = {name: array("b") for name in ("kind", "num_op")}
         self.bools = {
-            name: array("b") for name in ("conditional", "excluded", "predicate", "subject_named")
+            name: array("b")
+            for name in ("conditional", "excluded", "predicate", "soft", "subject_named")
         }
         self.num_value = array("d")
         self.kw_codes, self.kw_off = array("q"), array("q", [0])
@@ -272,7 +277,9 @@ class _Packer:
         self.flags["kind"].append(_KIND_CODE[trig["kind"]])
         self.bools["conditional"].append(bool(qualifiers))
         self.bools["excluded"].append(bool(trig.get("excluded")))
-        self.bools["predicate"].append(bool(trig.get("predicate")))
+        predicate = trig.get("predicate")
+        self.bools["predicate"].append(bool(predicate))
+        self.bools["soft"].append(bool(predicate and predicate.get("soft")))
         subject = row[_COL["subject"]]
         self.bools["subject_named"].append(subject is not None and trigger_text == subject)
         numeric = trig.get("numeric")
@@ -283,6 +290,8 @@ class _Packer:
         else:
             self.flags["num_op"].append(-1)
             self.num_value.append(0.0)
+            if predicate and predicate.get("soft"):  # the field a soft predicate names
+                self.term_codes.extend(code(t) for t in dict.fromkeys(predicate.get("key") or []))
         self.term_off.append(len(self.term_codes))
         keywords = trig.get("keywords") or []
         self.kw_codes.extend(code(k) for k in keywords)

@@ -1,0 +1,76 @@
+"""Units of measure named in conditions ("over 30 kg", "older than 90 days", "above 2 GB").
+
+A condition's threshold is matched against a numeric field whose key names what is measured;
+a unit written after the number says that too (`weight_kg`, `age_days`, `size_gb`), so the
+unit's names join the field terms. Which words are units is `pint`'s registry, not a list
+kept here. The registry loads once, on the first word asked about (it takes about a second).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+# the measures a tool field plausibly carries; others that pint knows ("k": the Boltzmann
+# constant, "mb": the millibarn) are never what a condition means after a number
+_DIMENSIONS = frozenset(
+    {
+        "[time]",
+        "[mass]",
+        "[length]",
+        "[temperature]",
+        "[length] / [time]",
+        "[current]",
+        "[power]",
+        "[energy]",
+    }
+)
+_INFORMATION = ("byte", "bit")  # dimensionless to pint, but a measure a field is named by
+
+
+@dataclass(frozen=True, slots=True)
+class UnitName:
+    """A unit as written ("kg") and its registry name ("kilogram")."""
+
+    written: str
+    name: str
+    dimension: str
+
+
+@functools.lru_cache(maxsize=1)
+def _registry() -> Any:
+    import pint
+
+    return pint.UnitRegistry(cache_folder=":auto:")
+
+
+@functools.lru_cache(maxsize=4096)
+def unit_of(word: str) -> UnitName | None:
+    """The unit `word` names, or None for a word that is not one (a count noun: "retries")."""
+    token = word.strip(".,;:!?()")
+    if not token.isalpha():
+        return None
+    try:
+        units = _registry().parse_units(token)
+    except Exception:  # pint raises its own errors (undefined unit, syntax): not a unit
+        return None
+    if len(units._units) != 1:
+        return None
+    name = str(next(iter(units._units)))
+    dimension = str(units.dimensionality)
+    if dimension in _DIMENSIONS or name.endswith(_INFORMATION):
+        return UnitName(token, name, dimension)
+    return None
+
+
+def time_unit(name: str) -> bool:
+    """Is this registry name a unit of time ("day", "hour")?"""
+    unit = unit_of(name)
+    return unit is not None and unit.dimension == "[time]"
+
+
+@functools.lru_cache(maxsize=64)
+def seconds_in(name: str) -> float:
+    """Seconds in one `name` (a unit of time: "month" is pint's mean month)."""
+    return float(_registry().Quantity(1, name).to("second").magnitude)

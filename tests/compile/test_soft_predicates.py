@@ -1,0 +1,215 @@
+"""Conditions in ordinary words compiled to soft predicates: a true/false field whose name
+says the state, a named field equal to a value, and thresholds whose unit or counted noun
+names the field. Tested where the data has such a field; elsewhere left to free text."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from dctx.capture.condition_words import condition_keywords, parse_numeric
+from dctx.compile.predicates import compile_predicate
+from dctx.compile.triggers import parse_trigger
+from dctx.memory import Memory
+from dctx.models import Predicate, Trigger, TriggerKind
+from dctx.retrieve.context import RunContext, data_condition_met
+from dctx.retrieve.items import judge
+
+
+def _soft(condition: str) -> Predicate:
+    pred = compile_predicate(condition, condition_keywords(condition))
+    assert pred is not None and pred.soft
+    return pred
+
+
+def _seen(*results: object) -> RunContext:
+    ctx = RunContext.start("look into it")
+    for i, result in enumerate(results):
+        ctx.add_step(f"lookup_{i}", {}, json.dumps(result))
+    return ctx
+
+
+def test_a_state_compiles_to_a_flag_and_negation_flips_it() -> None:
+    assert _soft("the greenhouse vent is jammed") == Predicate(
+        key=["greenhous", "vent", "jam"], flag=True, soft=True
+    )
+    negated = _soft("a volunteer hasn't signed the waiver")
+    assert negated.flag is False and "hasn't" not in negated.key
+
+
+def test_a_state_is_met_by_the_true_false_field_that_names_it() -> None:
+    pred = _soft("the greenhouse vent is jammed")
+    jammed = _seen({"zone": "B", "sensors": {"vent_jammed": True, "heater_on": True}})
+    clear = _seen({"zone": "B", "sensors": {"vent_jammed": False, "heater_on": True}})
+    assert judge(pred, jammed.items).met
+    verdict = judge(pred, clear.items)
+    assert verdict.testable and not verdict.met
+    assert verdict.evidence == ("vent_jammed=false",)
+
+
+def test_the_best_named_flag_decides_not_any_flag_sharing_a_word() -> None:
+    pred = _soft("the kayak is on loan")
+    # `loan` names the state; `loan_insured` says something else about a loan
+    result = {"kayak": {"id": "K7", "loan": False, "loan_insured": True}}
+    verdict = judge(pred, _seen(result).items)
+    assert verdict.testable and not verdict.met
+
+
+def test_no_field_for_the_state_leaves_it_untested() -> None:
+    pred = _soft("the greenhouse vent is jammed")
+    verdict = judge(pred, _seen({"zone": "B", "humidity": 71, "note": "vent ok"}).items)
+    assert not verdict.testable and not verdict.met
+
+
+def test_whose_field_is_value_tests_that_field() -> None:
+    pred = _soft("any kiln whose phase is cooling down")
+    assert pred.key == ["phase"] and pred.values == ["cooling down"] and pred.terms == ["kiln"]
+    kilns = {"kilns": [{"name": "K1", "phase": "firing"}, {"name": "K2", "phase": "COOLING_DOWN"}]}
+    assert judge(pred, _seen(kilns).items).met
+    firing = {"kilns": [{"name": "K1", "phase": "firing"}]}
+    verdict = judge(pred, _seen(firing).items)
+    assert verdict.testable and not verdict.met
+    # the value in another field is not the field the condition names
+    other = {"kilns": [{"name": "K1", "phase": "firing", "next": "cooling down"}]}
+    assert not judge(pred, _seen(other).items).met
+
+
+def test_a_possessive_names_the_field_too() -> None:
+    pred = _soft("a hive's queen status is missing")
+    assert pred.key == ["queen", "status"] and pred.values == ["missing"]
+
+
+def test_a_soft_predicate_is_never_met_by_prose_or_the_query() -> None:
+    trig = Trigger(
+        TriggerKind.DATA,
+        text="the greenhouse vent is jammed",
+        keywords=condition_keywords("the greenhouse vent is jammed"),
+        predicate=_soft("the greenhouse vent is jammed"),
+    )
+    ctx = RunContext.start("is the greenhouse vent jammed?")
+    ctx.add_step("read_log", {}, "the greenhouse vent is jammed again")
+    assert not data_condition_met(trig, ctx)  # free text judges this, not the predicate
+    ctx.add_step("read_sensors", {}, json.dumps({"vent_jammed": True}))
+    assert data_condition_met(trig, ctx)
+
+
+@pytest.mark.parametrize(
+    ("condition", "field", "value", "met"),
+    [
+        ("a crate weighs over 40 kg", "weight_kg", 52, True),
+        ("a crate weighs over 40 kg", "weight_kg", 12, False),
+        ("a print job needs more than 5 attempts", "attempts", 6, True),
+        ("the render takes longer than 90 minutes", "render_minutes", 95, True),
+        ("the backup is above 20 GB", "backup_size_gb", 25, True),
+    ],
+)
+def test_a_unit_or_counted_noun_names_the_numeric_field(
+    condition: str, field: str, value: float, met: bool
+) -> None:
+    trig = parse_trigger(f"data: {condition}")
+    assert trig.numeric is not None
+    ctx = _seen({"job": "J-4", field: value})
+    assert data_condition_met(trig, ctx) is met
+
+
+def test_words_after_a_number_that_are_no_unit_add_no_term() -> None:
+    plain = parse_numeric("a pallet is under 12")
+    assert plain is not None
+    trailing = parse_numeric("a pallet is under 12 and stays")
+    assert trailing is not None and trailing.terms == plain.terms
+    money = parse_numeric("anything above 80 euros goes to review")
+    assert money is not None and "goe" not in money.terms  # the verb after an amount
+    scaled = parse_numeric("a grant is above 5 million")
+    assert scaled is not None and scaled.value == 5e6 and scaled.terms == ["grant"]
+
+
+def _rule_with_trigger(mem: Memory, spec: str) -> str:
+    messages = [
+        {"role": "user", "content": "book the hall for the chess club"},
+        {"role": "assistant", "content": "Booked."},
+        {"role": "user", "content": "From now on always send the caretaker a copy of bookings."},
+        {"role": "assistant", "content": "Will do."},
+    ]
+    mem.capture(messages, actor="rui", skill="venues", conversation_id="v1")
+    (rule,) = mem.rules(skill="venues")
+    return mem.edit(rule.id, trigger=spec).id
+
+
+def test_a_tested_state_decides_and_an_untested_one_falls_back(mem: Memory) -> None:
+    rule_id = _rule_with_trigger(mem, "data: the hall is double booked")
+    assert mem.rule(rule_id).trigger.predicate == Predicate(
+        key=["hall", "doubl", "book"], flag=True, soft=True
+    )
+    run = mem.start(actor="rui", skill="venues", query="book the hall on Friday")
+    assert rule_id not in {r for u in run.units for r in u.rule_ids}
+    clash = {"hall": "Main", "double_booked": False, "slots": 3}
+    assert not run.observe({"name": "get_hall", "arguments": {}}, json.dumps(clash))
+    clash["double_booked"] = True
+    fired = run.observe({"name": "get_hall", "arguments": {}}, json.dumps(clash))
+    assert [u.rule_ids for u in fired] == [[rule_id]]
+
+
+def test_explain_shows_the_predicate_and_the_field_that_decided(mem: Memory) -> None:
+    rule_id = _rule_with_trigger(mem, "data: the hall is double booked")
+    result = json.dumps({"hall": "Main", "double_booked": True})
+    out = mem.explain(
+        rule_id,
+        query="book the hall on Friday",
+        actor="rui",
+        skill="venues",
+        steps=[({"name": "get_hall", "arguments": {}}, result)],
+    )
+    assert "true/false field named like hall/doubl/book" in out["run"]["trigger"]
+    after = out["run"]["points"][1]
+    assert after["eligible"] and "double_booked=true" in after["condition"]
+    before = out["run"]["points"][0]
+    assert "not met" in before["condition"]
+
+
+def _dated(now: datetime, *results: object) -> RunContext:
+    ctx = RunContext.start("check the loans")
+    ctx.now = now
+    for result in results:
+        ctx.add_step("list_loans", {}, json.dumps(result))
+    return ctx
+
+
+def test_a_threshold_in_days_is_a_window_over_the_date_field_it_names() -> None:
+    trig = parse_trigger("data: a library loan is older than 21 days")
+    assert trig.predicate is not None and trig.predicate.unit == "day"
+    assert trig.predicate.key == ["librari", "loan"] and trig.predicate.op == ">"
+    now = datetime(2026, 5, 30, tzinfo=UTC)
+    recent = {"loans": [{"title": "Dune", "loaned_on": "2026-05-20"}]}
+    overdue = {"loans": [{"title": "Emma", "loaned_on": "2026-04-02T10:00:00Z"}]}
+    assert not data_condition_met(trig, _dated(now, recent))
+    assert data_condition_met(trig, _dated(now, recent, overdue))
+    # a date under another name is not the loan's date
+    other = {"loans": [{"title": "Emma", "printed_on": "1815-12-23"}]}
+    assert not data_condition_met(trig, _dated(now, other))
+
+
+def test_a_window_matches_a_date_field_named_by_another_form_of_the_word() -> None:
+    trig = parse_trigger("data: the ferry departs in less than 6 hours")
+    now = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
+    soon = {"ferry": "F12", "departure": "2026-08-01T13:30:00+00:00"}
+    later = {"ferry": "F12", "departure": "2026-08-02T13:30:00+00:00"}
+    assert data_condition_met(trig, _dated(now, soon))
+    assert not data_condition_met(trig, _dated(now, later))
+
+
+def test_a_window_fires_through_retrieval_and_explain_shows_the_date(mem: Memory) -> None:
+    rule_id = _rule_with_trigger(mem, "data: a hall booking is older than 30 days")
+    result = json.dumps({"bookings": [{"hall": "Main", "booking_date": "2001-02-03"}]})
+    run = mem.start(actor="rui", skill="venues", query="tidy up the bookings")
+    fired = run.observe({"name": "list_bookings", "arguments": {}}, result)
+    assert [u.rule_ids for u in fired] == [[rule_id]]
+    out = mem.explain(
+        rule_id,
+        query="tidy up the bookings",
+        actor="rui",
+        skill="venues",
+        steps=[({"name": "list_bookings", "arguments": {}}, result)],
+    )
+    assert "booking_date=2001-02-03" in out["run"]["points"][1]["condition"]
