@@ -113,6 +113,8 @@ class ToolPatternSignal:
     success_args: dict[str, Any] = field(default_factory=dict)
     other_tool: str | None = None  # prerequisite / refresh / replacement tool
     error: str = ""  # short error text of the failing result (evidence only)
+    # MISSING_PREREQUISITE: argument -> the field of the other tool's result its value came from
+    result_fields: dict[str, str] = field(default_factory=dict)
     after_tool: str | None = None  # tool whose result preceded the failing call (trigger)
     message_indexes: list[int] = field(default_factory=list)  # evidence messages
     occurrences: int = 1  # for recurring failures: how many times across sessions
