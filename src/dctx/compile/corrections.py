@@ -26,6 +26,7 @@ from dctx.compile.phrasing import (
     split_directives,
 )
 from dctx.compile.predicates import compile_predicate
+from dctx.compile.topics import topic_head, under_topic
 from dctx.models import (
     Evidence,
     EvidenceKind,
@@ -133,6 +134,7 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
         directive,
         flags=re.IGNORECASE,
     )
+    topic = topic_head(signal)
     for clause in _clauses(directive):
         cond = split_condition(clause, signal.subjects)
         if cond is not None and _refers_back(cond, clause):
@@ -141,6 +143,8 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
         for main in _merge_statements(mains):
             rule = _build_rule(signal, main, cond, shared, ev)
             if rule is not None:
+                if topic is not None:
+                    rule.text = under_topic(topic, rule.text)
                 out.rules.append(rule)
     return out
 
