@@ -26,6 +26,18 @@ from dctx.capture.verbless import as_imperative
         ("Is it always this slow?", None),
         ("It always rounds down.", None),
         ("Oat milk, always, just for today.", None),
+        # a topic before a colon names what the fragment is about, and stays in front of it
+        (
+            "glaze crates: batch numbers on the lid, always.",
+            "Glaze crates: always use batch numbers on the lid.",
+        ),
+        # a noun's possessive is no verb; a contraction is
+        ("The buyer's own currency, always.", "Always use the buyer's own currency."),
+        ("That's how it goes, always.", None),
+        (
+            "invoices: net weight plus the tare in the buyer's own units, always",
+            "Invoices: always use net weight plus the tare in the buyer's own units.",
+        ),
     ],
 )
 def test_verbless_fragments(said: str, meant: str | None) -> None:
