@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.condition_words import Condition
-from dctx.capture.cues import is_directive
+from dctx.capture.cues import ceases, is_directive
 from dctx.capture.subjects import generic_term, mask_names, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
 from dctx.compile.conditions import split_condition
@@ -351,9 +351,11 @@ def _trigger(
         or UNIVERSAL.search(signal.directive)
         or _universal_heading(signal)
         or any(w in STANDING_ADVERBS for w in words(body))
+        or ceases(body)
     ):
-        # formatting, and directives the user made universal ("always", "from now on"),
-        # apply to every run in scope: no similarity test (Finding 2)
+        # formatting, and directives the user made universal ("always", "from now on", or
+        # "stop pasting the raw JSON into summaries": a practice ended, like "never"), apply
+        # to every run in scope: no similarity test (Finding 2)
         return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)
     situation = _situation(signal.query, signal) if signal.query else body
     return Trigger(kind=TriggerKind.QUERY, text=situation, node_id=signal.node_id)

@@ -22,7 +22,7 @@ _FRAMING = [
     ),
     (
         r"^(?:i (?:want|need) you to|i'?d like you to|i would like you to|can you|could you|"
-        r"would you|please|kindly|remember to|make sure (?:that )?(?:you )?(?:to )?|"
+        r"would you|please|pls|plz|kindly|remember to|make sure (?:that )?(?:you )?(?:to )?|"
         r"be sure to|you (?:should|need to|must|have to|ought to)(?: always)?|"
         r"(?:we|you) (?:should|must|need to) always)\s+",
         "",
