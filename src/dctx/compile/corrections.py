@@ -57,8 +57,10 @@ UNIVERSAL = re.compile(
     r"next time|in every|for every|for all|without exception)\b",
     re.IGNORECASE,
 )
+# a quote opens and closes outside a word: the apostrophes of "prod's" and "don't" quote nothing
 _EXAMPLE = re.compile(
-    r"'[^']{2,80}'|\"[^\"]{2,80}\"|`[^`]{2,80}`|\b(?:like|e\.g\.|for example|such as)\s+\S+",
+    r"(?<!\w)'[^']{2,80}'(?!\w)|\"[^\"]{2,80}\"|`[^`]{2,80}`|"
+    r"\b(?:like|e\.g\.|for example|such as)\s+\S+",
     re.IGNORECASE,
 )
 _OUTPUT_CONDITION = re.compile(
@@ -278,9 +280,28 @@ def _specific_subject(signal: CorrectionSignal, main: str, cond: Condition | Non
     ]
     if mentioned and (_IDENTIFIER.search(main) or _THIS_SUBJECT.search(main)):
         return mentioned[0]
+    for subject in mentioned:
+        if _states_fact_of(subject, main):
+            return subject
     if _THIS_SUBJECT.search(signal.directive) and signal.subjects:
         return signal.subjects[0]
     return None
+
+
+def _states_fact_of(subject: str, main: str) -> bool:
+    """ "payments-prod's HPA floor is 6 replicas, don't scale it below that": a sentence that
+    opens by stating what one subject's attribute is states a fact of that subject, and the
+    command after it holds for that subject only (a rule that generalizes names the subject
+    as an example, not as the owner of a value)."""
+    for variant in name_variants(subject):
+        found = re.match(
+            rf"\W*{re.escape(variant)}['’]s\s+(?:[\w-]+\s+){{1,3}}(?:is|are|was|stays)\b",
+            main,
+            re.IGNORECASE,
+        )
+        if found:
+            return True
+    return False
 
 
 def _generalize(
