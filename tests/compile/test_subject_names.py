@@ -68,6 +68,7 @@ def test_a_fact_stated_of_one_subject_holds_for_that_subject_only() -> None:
     ).rules
     assert fact.scope.subject == "north-kiln"
     assert fact.trigger.kind is TriggerKind.DATA
+    assert fact.trigger.keywords == ["north-kiln"]  # named whole: "kiln" names other kilns too
     # naming the subject in a command is an example of a practice, not a fact of it
     [practice] = compile_correction(
         correction(

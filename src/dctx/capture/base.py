@@ -86,6 +86,9 @@ class CorrectionSignal:
     reach: Literal["team", "personal"] | None = None
     # who said it as what, when the role is not the session's default (provenance)
     speaker_role: str | None = None
+    # an elliptical turn ("same with anything flagged hazmat class 3"): the directive of the
+    # chain's turn before that it says again for something else
+    extends: str = ""
 
 
 class ToolPattern(enum.StrEnum):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.condition_words import Condition
+from dctx.capture.corrections import elliptical_subject
 from dctx.capture.cues import ceases, is_directive
 from dctx.capture.subjects import generic_term, mask_names, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
@@ -125,7 +126,18 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
         shared = False
     elif signal.reach == "team":
         shared = True
-    directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", signal.directive).strip(" ,:")))
+    topic = topic_head(signal)
+    for said in _said_again(signal) or [signal.directive]:
+        out.rules.extend(_rules_of(signal, said, shared, ev, topic))
+    return out
+
+
+def _rules_of(
+    signal: CorrectionSignal, said: str, shared: bool, ev: Evidence, topic: str | None
+) -> list[Rule]:
+    """The rules of one directive: its framing dropped, split into clauses and commands, each
+    with its own condition, under the turn's topic."""
+    directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", said).strip(" ,:")))
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
     # "From now on, if a company has debt maturing ..., flag it": the framing is kept in
     # signal.directive (it makes the rule universal); the condition follows it
@@ -136,7 +148,7 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
         directive,
         flags=re.IGNORECASE,
     )
-    topic = topic_head(signal)
+    rules: list[Rule] = []
     for clause in _clauses(directive):
         cond = split_condition(clause, signal.subjects)
         if cond is not None and _refers_back(cond, clause):
@@ -147,8 +159,24 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
             if rule is not None:
                 if topic is not None:
                     rule.text = under_topic(topic, rule.text)
-                out.rules.append(rule)
-    return out
+                rules.append(rule)
+    return rules
+
+
+def _said_again(signal: CorrectionSignal) -> list[str]:
+    """ "same with anything flagged hazmat class 3" after "if an order has lithium batteries,
+    book the DG service. rebook it": the earlier commands, for the new case instead of the old
+    one ("For anything flagged hazmat class 3, book the DG service"); those that had a case
+    (a condition) when any did, the one said alone is about that run. Empty for other turns."""
+    other = elliptical_subject(signal.directive) if signal.extends else None
+    if other is None:
+        return []
+    before = [d for d in signal.extends.split("\n") if d.strip()]
+    conds = [split_condition(d, signal.subjects) for d in before]
+    kept: list[tuple[str, Condition | None]] = [
+        (d, c) for d, c in zip(before, conds, strict=True) if c is not None
+    ] or [(d, None) for d in before]
+    return [f"For {other}, {_lower_first((c.main if c else d).strip())}" for d, c in kept]
 
 
 # a condition whose subject is a pronoun
@@ -334,6 +362,8 @@ def _trigger(
 ) -> Trigger:
     if subject is not None:
         stems = content_stems(" ".join(name_variants(subject)[-1:]))
+        # "payments-prod" is named whole: its parts ("prod") are words of other names too
+        stems = [s for s in stems if "-" in s or "_" in s] or stems
         return Trigger(
             kind=TriggerKind.DATA,
             text=subject,
