@@ -52,3 +52,10 @@ def test_commands_that_end_keep_or_forbid_a_practice() -> None:
     assert prohibits("Never add the watermark.")
     assert prohibits("Do not add the watermark.")
     assert not prohibits("Always add the watermark.")
+
+
+def test_a_lone_standing_adverb_makes_the_fragment_before_it_standing() -> None:
+    from dctx.capture.verbless import with_lone_adverbs
+
+    parts = with_lone_adverbs(["Grams, not ounces.", "Always.", "The scale reads both."])
+    assert [as_imperative(p) for p in parts] == ["Always use grams, not ounces.", None]

@@ -32,7 +32,7 @@ from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnV
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
-from dctx.capture.verbless import as_imperative
+from dctx.capture.verbless import as_imperative, with_lone_adverbs
 from dctx.models import Message, Session
 from dctx.text import sentences
 
@@ -171,7 +171,7 @@ def _spell_out_fragments(
     of each turn so read, by message index."""
     spelled: dict[int, TurnInput] = {}
     for msg, turn in taught:
-        parts = sentences(turn.text)
+        parts = with_lone_adverbs(sentences(turn.text))
         rewritten = [as_imperative(p) or p for p in parts]
         if rewritten != parts:
             spelled[msg.index] = dataclasses.replace(turn, text=" ".join(rewritten))

@@ -107,3 +107,16 @@ def as_imperative(sentence: str) -> str | None:
     if topic:
         return f"{topic[:1].upper()}{topic[1:]}: {head[:1].lower()}{head[1:]} {text}."
     return f"{head} {text}."
+
+
+def with_lone_adverbs(parts: list[str]) -> list[str]:
+    """ "available, not on-hand. always.": a sentence that is only a standing adverb belongs
+    to the fragment before it ("available, not on-hand, always"), which it makes standing."""
+    out: list[str] = []
+    for part in parts:
+        toks = _tokens(part)
+        if out and len(toks) == 1 and toks[0] in STANDING_ADVERBS:
+            out[-1] = f"{out[-1].rstrip(' .!')}, {toks[0]}."
+        else:
+            out.append(part)
+    return out
