@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dctx.capture.cues import ceases, continues, prohibits
-from dctx.capture.verbless import as_imperative
+from dctx.capture.verbless import as_imperative, with_lone_adverbs
 
 
 @pytest.mark.parametrize(
@@ -55,7 +55,5 @@ def test_commands_that_end_keep_or_forbid_a_practice() -> None:
 
 
 def test_a_lone_standing_adverb_makes_the_fragment_before_it_standing() -> None:
-    from dctx.capture.verbless import with_lone_adverbs
-
     parts = with_lone_adverbs(["Grams, not ounces.", "Always.", "The scale reads both."])
     assert [as_imperative(p) for p in parts] == ["Always use grams, not ounces.", None]
