@@ -14,15 +14,16 @@ from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.condition_words import Condition
-from dctx.capture.corrections import elliptical_subject
 from dctx.capture.cues import ceases, is_directive
 from dctx.capture.subjects import generic_term, mask_names, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
 from dctx.compile.conditions import split_condition
+from dctx.compile.ellipsis import said_again
 from dctx.compile.phrasing import (
     drop_preamble,
     drop_reasons,
     imperative,
+    lower_first,
     rule_type,
     split_directives,
 )
@@ -127,7 +128,7 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     elif signal.reach == "team":
         shared = True
     topic = topic_head(signal)
-    for said in _said_again(signal) or [signal.directive]:
+    for said in said_again(signal) or [signal.directive]:
         out.rules.extend(_rules_of(signal, said, shared, ev, topic))
     return out
 
@@ -161,22 +162,6 @@ def _rules_of(
                     rule.text = under_topic(topic, rule.text)
                 rules.append(rule)
     return rules
-
-
-def _said_again(signal: CorrectionSignal) -> list[str]:
-    """ "same with anything flagged hazmat class 3" after "if an order has lithium batteries,
-    book the DG service. rebook it": the earlier commands, for the new case instead of the old
-    one ("For anything flagged hazmat class 3, book the DG service"); those that had a case
-    (a condition) when any did, the one said alone is about that run. Empty for other turns."""
-    other = elliptical_subject(signal.directive) if signal.extends else None
-    if other is None:
-        return []
-    before = [d for d in signal.extends.split("\n") if d.strip()]
-    conds = [split_condition(d, signal.subjects) for d in before]
-    kept: list[tuple[str, Condition | None]] = [
-        (d, c) for d, c in zip(before, conds, strict=True) if c is not None
-    ] or [(d, None) for d in before]
-    return [f"For {other}, {_lower_first((c.main if c else d).strip())}" for d, c in kept]
 
 
 # a condition whose subject is a pronoun
@@ -256,7 +241,7 @@ def _build_rule(
     text = body
     if qualifiers:
         qual = qualifiers[0]
-        text = f"{qual[0].upper()}{qual[1:]}, {_lower_first(body)}"
+        text = f"{qual[0].upper()}{qual[1:]}, {lower_first(body)}"
     rtype = rule_type(body)
     trigger = _trigger(signal, body, cond, subject, rtype)
     if trigger.kind is TriggerKind.DATA and trigger.text == (cond.text if cond else None):
@@ -438,14 +423,6 @@ def _mentioned_tool(text: str, tools: list[str]) -> str | None:
         if tool.lower() in low or tool.lower().replace("_", " ") in low:
             return tool
     return None
-
-
-def _lower_first(text: str) -> str:
-    """Lower-case the first letter unless the first word is an acronym or a name."""
-    first = text.split()[0] if text.split() else ""
-    if len(first) > 1 and (first[1:].lower() != first[1:] or first in {"I"}):
-        return text
-    return text[:1].lower() + text[1:]
 
 
 def _possessive(term: str) -> Callable[[re.Match[str]], str]:

@@ -235,3 +235,11 @@ _REFERS_BACK = re.compile(r"^\w+(?:\s+\w+)?\s+(it|them)\b", re.IGNORECASE)
 
 
 _DEPENDENT = re.compile(r"^(otherwise|else|everything else|anything else|if not|unless)\b", re.I)
+
+
+def lower_first(text: str) -> str:
+    """Lower-case the first letter unless the first word is an acronym or a name."""
+    first = text.split()[0] if text.split() else ""
+    if len(first) > 1 and (first[1:].lower() != first[1:] or first in {"I"}):
+        return text
+    return text[:1].lower() + text[1:]
