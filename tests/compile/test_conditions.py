@@ -250,11 +250,3 @@ def test_comparatives_and_signs_are_thresholds(
     from dctx.models import NumericCondition
 
     assert parse_numeric(cond) == NumericCondition(terms=terms, op=op, value=value)  # type: ignore[arg-type]
-
-
-def test_a_trailing_kind_of_item_is_a_condition() -> None:
-    cond = split_condition("Use Harbour Freight as the carrier on Lisbon entries.", [])
-    assert cond is not None
-    assert (cond.text, cond.main) == ("Lisbon entries", "Use Harbour Freight as the carrier")
-    # a reason after a dash is not part of the kind it names
-    assert split_condition("Always report tin exposure for smelters - price caps.", []) is None

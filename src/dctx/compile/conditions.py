@@ -134,15 +134,8 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             not leading
             and kw in {"for", "on"}
             and not CLASS_NOUNS.search(" ".join(cond.split()[:4]))
-            and not (
-                _PLURAL_CLASS.match(cond)
-                and not _NOT_A_CLASS.match(cond)
-                and "-" not in cond.split()
-            )
         ):
-            # "put the link on the line under it so people can check incidents"; but "as
-            # broker on Toronto entries" names a kind of item, like "for restaurant chains"
-            continue
+            continue  # "put the link on the line under it so people can check incidents"
         if not leading and kw.lower() == "for" and _PHRASAL_FOR.search(main):
             continue  # "call get_filings to check for restatements": what to check, no condition
         if not leading and re.match(r"(i|i'?ve|i'?m|we'?ve|you'?ve)\b", cond, re.IGNORECASE):
