@@ -73,3 +73,27 @@ def test_commands_that_stand_alone_stay_apart() -> None:
 def test_a_bare_it_is_the_output_not_the_sentence_before() -> None:
     turn = "That greeting is too stiff for regulars. Make it 'Hi there' instead."
     assert _directives(turn) == ["Make it 'Hi there' instead."]
+
+
+def test_a_turn_that_only_says_the_same_extends_the_turn_before() -> None:
+    session = parse_messages(
+        [
+            {"role": "user", "content": "ship the pottery orders"},
+            {"role": "assistant", "content": "Booked."},
+            {
+                "role": "user",
+                "content": "if a parcel is over 30 kg, book the freight van. send it now",
+            },
+            {"role": "assistant", "content": "Rebooked on the freight van."},
+            {"role": "user", "content": "same for anything marked fragile"},
+            {"role": "assistant", "content": "Understood."},
+        ],
+        conversation_id="c1",
+        actor="ana",
+        skill="shipping",
+    )
+    said = [(s.directive, s.extends) for s in find_corrections(session, reader=_Sure())]
+    assert said[-1] == (
+        "same for anything marked fragile",
+        "if a parcel is over 30 kg, book the freight van.",  # "send it now" was for that run
+    )

@@ -136,6 +136,40 @@ def test_missing_prerequisite_that_supplies_a_changed_argument() -> None:
     assert sig.success_args["customer"] == "C-1"
 
 
+def test_prerequisite_names_the_result_field_a_changed_argument_came_from() -> None:
+    s = (
+        Trace()
+        .step("get_recipe", "Error: unknown dish", dish="Lemon Tart")
+        .step(
+            "find_dishes",
+            {"matches": [{"slug": "lemon_tart", "title": "Lemon Tart"}]},
+            text="lemon tart",
+        )
+        .step("get_recipe", {"steps": 7}, dish="lemon_tart")
+        .session()
+    )
+    sig = only(assess([s]))
+    assert sig.pattern == ToolPattern.MISSING_PREREQUISITE
+    assert sig.result_fields == {"dish": "slug"}
+
+
+def test_a_value_two_result_fields_share_names_no_field() -> None:
+    s = (
+        Trace()
+        .step("book_room", "Error: room taken", room="R-101", at="10:00")
+        .step(
+            "room_slots",
+            {"taken": [{"until": "11:00"}], "open": [{"from": "11:00"}]},
+            room="R-101",
+        )
+        .step("book_room", {"ok": True}, room="R-101", at="11:00")
+        .session()
+    )
+    sig = only(assess([s]))
+    assert sig.pattern == ToolPattern.MISSING_PREREQUISITE
+    assert sig.result_fields == {}
+
+
 def test_unrelated_call_in_between_keeps_it_a_changed_args_retry() -> None:
     s = (
         Trace()

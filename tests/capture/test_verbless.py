@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dctx.capture.cues import ceases, continues, prohibits
-from dctx.capture.verbless import as_imperative
+from dctx.capture.verbless import as_imperative, with_lone_adverbs
 
 
 @pytest.mark.parametrize(
@@ -26,6 +26,18 @@ from dctx.capture.verbless import as_imperative
         ("Is it always this slow?", None),
         ("It always rounds down.", None),
         ("Oat milk, always, just for today.", None),
+        # a topic before a colon names what the fragment is about, and stays in front of it
+        (
+            "glaze crates: batch numbers on the lid, always.",
+            "Glaze crates: always use batch numbers on the lid.",
+        ),
+        # a noun's possessive is no verb; a contraction is
+        ("The buyer's own currency, always.", "Always use the buyer's own currency."),
+        ("That's how it goes, always.", None),
+        (
+            "invoices: net weight plus the tare in the buyer's own units, always",
+            "Invoices: always use net weight plus the tare in the buyer's own units.",
+        ),
     ],
 )
 def test_verbless_fragments(said: str, meant: str | None) -> None:
@@ -40,3 +52,8 @@ def test_commands_that_end_keep_or_forbid_a_practice() -> None:
     assert prohibits("Never add the watermark.")
     assert prohibits("Do not add the watermark.")
     assert not prohibits("Always add the watermark.")
+
+
+def test_a_lone_standing_adverb_makes_the_fragment_before_it_standing() -> None:
+    parts = with_lone_adverbs(["Grams, not ounces.", "Always.", "The scale reads both."])
+    assert [as_imperative(p) for p in parts] == ["Always use grams, not ounces.", None]

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.compile.signals import correction
+
+from dctx.compile.corrections import compile_correction
 from dctx.memory import Memory
-from dctx.models import Message, RuleSource, RuleStatus, Session, ToolCall
+from dctx.models import Message, RuleSource, RuleStatus, Session, ToolCall, TriggerKind
 from stub_reader import SureOf
 
 
@@ -52,3 +55,26 @@ def test_a_name_seen_only_in_text_stays_in_the_rule(tmp_path: Path) -> None:
     ]
     (text,) = _rules(tmp_path, messages, correction)
     assert "Pantry Pal" in text and "the subject" not in text
+
+
+def test_a_fact_stated_of_one_subject_holds_for_that_subject_only() -> None:
+    query = "Fire the glaze batch in north-kiln tonight."
+    [fact] = compile_correction(
+        correction(
+            "north-kiln's top temperature is 1280 degrees, don't ever fire it above that",
+            query=query,
+            subjects=["north-kiln"],
+        )
+    ).rules
+    assert fact.scope.subject == "north-kiln"
+    assert fact.trigger.kind is TriggerKind.DATA
+    assert fact.trigger.keywords == ["north-kiln"]  # named whole: "kiln" names other kilns too
+    # naming the subject in a command is an example of a practice, not a fact of it
+    [practice] = compile_correction(
+        correction(
+            "check north-kiln's thermocouple before every firing",
+            query=query,
+            subjects=["north-kiln"],
+        )
+    ).rules
+    assert practice.scope.subject is None

@@ -86,6 +86,47 @@ def test_prerequisite_names_the_argument_it_fills() -> None:
     assert text.endswith("and pass the identifier it returns as `channel_id`.")
 
 
+def test_prerequisite_names_the_result_field_to_pass() -> None:
+    text = _text(
+        pattern=ToolPattern.MISSING_PREREQUISITE,
+        tool="get_recipe",
+        other_tool="find_dishes",
+        failed_args={"dish": "Lemon Tart"},
+        success_args={"dish": "lemon_tart"},
+        result_fields={"dish": "slug"},
+    )
+    assert text == (
+        "Call find_dishes before calling get_recipe, and pass the `slug` it returns as `dish`."
+    )
+
+
+def test_prerequisite_says_the_error_code_it_prevents() -> None:
+    text = _text(
+        pattern=ToolPattern.MISSING_PREREQUISITE,
+        tool="print_label",
+        other_tool="weigh_parcel",
+        failed_args={"parcel": "P-77"},
+        success_args={"parcel": "P-77"},
+        error='{"error": {"status": 409, "kind": "WEIGHT_REQUIRED", "detail": "parcel P-77 has',
+    )
+    assert text == (
+        "Call weigh_parcel before calling print_label "
+        "(without it, print_label fails with WEIGHT_REQUIRED)."
+    )
+
+
+def test_an_error_in_prose_only_adds_nothing() -> None:
+    text = _text(
+        pattern=ToolPattern.MISSING_PREREQUISITE,
+        tool="print_label",
+        other_tool="weigh_parcel",
+        failed_args={"parcel": "P-77"},
+        success_args={"parcel": "P-77"},
+        error="Error: parcel P-77 was never weighed",
+    )
+    assert text == "Call weigh_parcel before calling print_label."
+
+
 def test_a_value_changed_one_way_and_back_is_a_choice_not_a_lesson() -> None:
     from dctx.capture.self_assess import drop_choices
 

@@ -86,6 +86,9 @@ class CorrectionSignal:
     reach: Literal["team", "personal"] | None = None
     # who said it as what, when the role is not the session's default (provenance)
     speaker_role: str | None = None
+    # an elliptical turn ("same with anything flagged hazmat class 3"): the directive of the
+    # chain's turn before that it says again for something else
+    extends: str = ""
 
 
 class ToolPattern(enum.StrEnum):
@@ -113,6 +116,8 @@ class ToolPatternSignal:
     success_args: dict[str, Any] = field(default_factory=dict)
     other_tool: str | None = None  # prerequisite / refresh / replacement tool
     error: str = ""  # short error text of the failing result (evidence only)
+    # MISSING_PREREQUISITE: argument -> the field of the other tool's result its value came from
+    result_fields: dict[str, str] = field(default_factory=dict)
     after_tool: str | None = None  # tool whose result preceded the failing call (trigger)
     message_indexes: list[int] = field(default_factory=list)  # evidence messages
     occurrences: int = 1  # for recurring failures: how many times across sessions

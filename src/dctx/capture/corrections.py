@@ -32,7 +32,7 @@ from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnV
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
-from dctx.capture.verbless import as_imperative
+from dctx.capture.verbless import as_imperative, with_lone_adverbs
 from dctx.models import Message, Session
 from dctx.text import sentences
 
@@ -78,6 +78,7 @@ def find_corrections(
     last_tool: str | None = None
     chain = 0
     seen_assistant = False
+    said_before = ""  # the last directives of the chain: what an elliptical turn says again
     own_words = {m.index: t.text for m, t in turns}
     for msg in session.messages:
         if msg.role == "system":
@@ -115,6 +116,10 @@ def find_corrections(
             reader=reader,
             admit=admit,
         )
+        extends = ""
+        if said_before and verdict.p_lasting >= admit.candidate and elliptical_subject(text):
+            # "same with anything flagged hazmat class 3": the turn before, for that too
+            directives, extends = [(SentenceKind.DIRECTIVE, strip_filler(text))], said_before
         first_directive = next(
             (k for k, (kind, _) in enumerate(directives) if kind is SentenceKind.DIRECTIVE), None
         )
@@ -141,10 +146,16 @@ def find_corrections(
                     confidence=verdict.p_lasting,
                     candidate=verdict.p_lasting < admit.active,
                     revokes=verdict.kind is TurnKind.WITHDRAWAL and k == first_directive,
+                    extends=extends,
                 )
             )
+
+        commands = [d for kind, d in directives if kind is SentenceKind.DIRECTIVE]
+        if commands:
+            said_before = extends or "\n".join(commands)
         if verdict.kind in (TurnKind.ACCEPTANCE, TurnKind.TASK):
             chain += 1
+            said_before = ""
         situation.append(f"user: {text}"[:600])
     return signals
 
@@ -160,7 +171,7 @@ def _spell_out_fragments(
     of each turn so read, by message index."""
     spelled: dict[int, TurnInput] = {}
     for msg, turn in taught:
-        parts = sentences(turn.text)
+        parts = with_lone_adverbs(sentences(turn.text))
         rewritten = [as_imperative(p) or p for p in parts]
         if rewritten != parts:
             spelled[msg.index] = dataclasses.replace(turn, text=" ".join(rewritten))
@@ -349,6 +360,19 @@ def _classify_turn(
 
 # what a command refers back to: "same with X", "anything lower, ...", "set them to X"
 _SAME = re.compile(r"^same\s+(?:with|for|goes for)\b", re.IGNORECASE)
+
+
+def elliptical_subject(text: str) -> str | None:
+    """ "same with anything flagged hazmat class 3" -> "anything flagged hazmat class 3": what
+    a turn that only says "the same" extends the instruction before it to; None otherwise."""
+    core = strip_filler(text).strip().rstrip(".!")
+    found = _SAME.match(core)
+    if found is None:
+        return None
+    rest = core[found.end() :].strip(" ,:")
+    return rest if rest and len(rest.split()) <= 12 and "." not in rest else None
+
+
 _NO_STANDARD = re.compile(
     r"^(?:any|every|no|some)(?:thing|one|body)\s+(?:\w+er|more|less)\s*,", re.I
 )

@@ -28,7 +28,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dctx.capture.base import SelfAssessor, ToolPattern, ToolPatternSignal, session_context
@@ -63,6 +63,7 @@ class CallOutcome:
     result_index: int | None
     status: ResultStatus | None  # None: no result in the trace
     error: str
+    fields: dict[str, str] = field(default_factory=dict)  # a successful result's scalars
 
     @property
     def ok(self) -> bool:
@@ -113,9 +114,54 @@ def tool_calls(session: Session) -> list[CallOutcome]:
                 result_index=res.index if res is not None else None,
                 status=status,
                 error=_short(res.content) if status is not None and status.is_error else "",
+                fields=result_fields(res.content) if status and not status.is_error else {},
             )
         )
     return calls
+
+
+def result_fields(content: str) -> dict[str, str]:
+    """A JSON result's string and number values, each with the name of the field that holds
+    it (the innermost key; a value two fields share is left out, the name would be a guess).
+    Only names and values are kept, so a lesson can say which field a later call used."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return {}
+    found: dict[str, set[str]] = defaultdict(set)
+
+    def walk(value: Any, key: str | None) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, str(k))
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, key)
+        elif (
+            key is not None and isinstance(value, str | int | float) and not isinstance(value, bool)
+        ):
+            found[_canon(value)].add(key)
+
+    walk(data, None)
+    return {value: next(iter(keys)) for value, keys in found.items() if len(keys) == 1}
+
+
+def _taken_from(
+    helper: CallOutcome | None, failed: CallOutcome, worked: CallOutcome | None
+) -> dict[str, str]:
+    """The arguments of the call that worked whose value was new and came out of the
+    prerequisite's result, each with the result field it came from ("pass the `key` it
+    returns as `clause_key`")."""
+    if helper is None or worked is None:
+        return {}
+    out: dict[str, str] = {}
+    for arg, value in worked.args.items():
+        if _canon(value) == _canon(failed.args.get(arg)):
+            continue
+        name = helper.fields.get(_canon(value))
+        if name is not None:
+            out[arg] = name
+    return out
 
 
 def _tokens(name: str) -> set[str]:
@@ -269,6 +315,9 @@ def session_signals(
             success_args=dict(worked.args) if worked else {},
             other_tool=other.name if other else None,
             error=first.error,
+            result_fields=_taken_from(other, first, worked)
+            if pattern == ToolPattern.MISSING_PREREQUISITE
+            else {},
             after_tool=calls[first.pos - 1].name if first.pos > 0 else None,
             message_indexes=_indexes(*attempts, other, success),
             conversation_ids=[session.conversation_id],

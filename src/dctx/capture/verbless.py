@@ -19,7 +19,7 @@ from dctx.capture.cues import (
 from dctx.capture.verbs import FINITE_MARKERS, STANDING_ADVERBS
 
 _TOKEN = re.compile(r"[\w'’-]+")
-_MAX_WORDS = 10  # a fragment longer than this is a description, not an elided command
+_MAX_WORDS = 12  # a fragment longer than this is a description, not an elided command
 _LEADS = ("always", "never")  # adverbs that open the imperative; the others close it
 
 
@@ -27,17 +27,45 @@ def _tokens(text: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(text)]
 
 
+def _finite(token: str) -> bool:
+    """A word only a clause has: a subject, an auxiliary, a contraction ("that's", "can't").
+    A noun's possessive ("the customer's own timezone") is not one."""
+    if token in FINITE_MARKERS:
+        return True
+    if "'" not in token and "’" not in token:
+        return False
+    base, _, ending = token.replace("’", "'").rpartition("'")
+    return ending != "s" or not base or base in FINITE_MARKERS or base in _CONTRACTED
+
+
+# words whose "'s" is "is" or "us", not a possessive ("what's", "let's", "here's")
+_CONTRACTED = frozenset("what who where how here let everything nothing".split())
+
+
+def _topic(core: str) -> tuple[str, str]:
+    """ "customer notices: tracking link plus the ETA, always": a short verbless head before a
+    colon names what the fragment after it is about; (head, rest), head empty when none."""
+    head, colon, rest = core.partition(": ")
+    toks = _tokens(head)
+    if not colon or not toks or len(toks) > _MAX_TOPIC or any(_finite(t) for t in toks):
+        return "", core
+    return head.strip(), rest.strip()
+
+
+_MAX_TOPIC = 4
+
+
 def standing_fragment(sentence: str) -> bool:
     """A short sentence with no verb (no finite clause, no imperative) and a standing adverb
     that stands apart from its noun phrase: first, last, or set off by commas ("as always" and
-    "thanks, always a pleasure" are courtesies)."""
-    core = strip_filler(sentence).strip()
+    "thanks, always a pleasure" are courtesies). A topic before a colon does not count."""
+    core = _topic(strip_filler(sentence).strip())[1]
     toks = _tokens(core)
     if not toks or len(toks) > _MAX_WORDS or core.endswith("?") or ONE_OFF.search(core):
         return False
     if ACCEPTANCE.match(sentence.strip()):
         return False
-    if any(t in FINITE_MARKERS or "'" in t or "’" in t for t in toks):
+    if any(_finite(t) for t in toks):
         return False
     if any(imperative_clause(c) for c in _CLAUSE_SPLIT.split(core) if c):
         return False
@@ -55,7 +83,7 @@ def as_imperative(sentence: str) -> str | None:
     upgrade" -> "Always do backups first, then the upgrade."."""
     if not standing_fragment(sentence):
         return None
-    core = strip_filler(sentence).strip().rstrip(".!")
+    topic, core = _topic(strip_filler(sentence).strip().rstrip(".!"))
     parts = [p.strip() for p in core.split(",") if p.strip()]
     opening = parts[0].split(maxsplit=1)
     if len(opening) == 2 and opening[0].lower() in _LEADS:
@@ -76,4 +104,19 @@ def as_imperative(sentence: str) -> str | None:
     if first[1:] == first[1:].lower():
         text = text[:1].lower() + text[1:]  # a capital that only opened the sentence
     head = f"{lead.capitalize()} {verb}" if lead else verb.capitalize()
+    if topic:
+        return f"{topic[:1].upper()}{topic[1:]}: {head[:1].lower()}{head[1:]} {text}."
     return f"{head} {text}."
+
+
+def with_lone_adverbs(parts: list[str]) -> list[str]:
+    """ "available, not on-hand. always.": a sentence that is only a standing adverb belongs
+    to the fragment before it ("available, not on-hand, always"), which it makes standing."""
+    out: list[str] = []
+    for part in parts:
+        toks = _tokens(part)
+        if out and len(toks) == 1 and toks[0] in STANDING_ADVERBS:
+            out[-1] = f"{out[-1].rstrip(' .!')}, {toks[0]}."
+        else:
+            out.append(part)
+    return out

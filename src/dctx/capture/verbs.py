@@ -28,7 +28,7 @@ IMPERATIVE_VERBS = frozenset(
 
 # Adverbs and particles that may precede the verb of an imperative.
 IMPERATIVE_PREFIX = frozenset(
-    "please also always never just then first only still kindly definitely".split()
+    "please pls plz also always never just then first only still kindly definitely".split()
 )
 
 # Words that open a prohibition ("don't cc", "never add", "avoid emojis").

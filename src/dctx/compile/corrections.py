@@ -14,18 +14,21 @@ from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.condition_words import Condition
-from dctx.capture.cues import is_directive
+from dctx.capture.cues import ceases, is_directive
 from dctx.capture.subjects import generic_term, mask_names, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
 from dctx.compile.conditions import split_condition
+from dctx.compile.ellipsis import said_again
 from dctx.compile.phrasing import (
     drop_preamble,
     drop_reasons,
     imperative,
+    lower_first,
     rule_type,
     split_directives,
 )
 from dctx.compile.predicates import compile_predicate, date_window
+from dctx.compile.topics import topic_head, under_topic
 from dctx.models import (
     Evidence,
     EvidenceKind,
@@ -56,8 +59,10 @@ UNIVERSAL = re.compile(
     r"next time|in every|for every|for all|without exception)\b",
     re.IGNORECASE,
 )
+# a quote opens and closes outside a word: the apostrophes of "prod's" and "don't" quote nothing
 _EXAMPLE = re.compile(
-    r"'[^']{2,80}'|\"[^\"]{2,80}\"|`[^`]{2,80}`|\b(?:like|e\.g\.|for example|such as)\s+\S+",
+    r"(?<!\w)'[^']{2,80}'(?!\w)|\"[^\"]{2,80}\"|`[^`]{2,80}`|"
+    r"\b(?:like|e\.g\.|for example|such as)\s+\S+",
     re.IGNORECASE,
 )
 _OUTPUT_CONDITION = re.compile(
@@ -122,7 +127,18 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
         shared = False
     elif signal.reach == "team":
         shared = True
-    directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", signal.directive).strip(" ,:")))
+    topic = topic_head(signal)
+    for said in said_again(signal) or [signal.directive]:
+        out.rules.extend(_rules_of(signal, said, shared, ev, topic))
+    return out
+
+
+def _rules_of(
+    signal: CorrectionSignal, said: str, shared: bool, ev: Evidence, topic: str | None
+) -> list[Rule]:
+    """The rules of one directive: its framing dropped, split into clauses and commands, each
+    with its own condition, under the turn's topic."""
+    directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", said).strip(" ,:")))
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
     # "From now on, if a company has debt maturing ..., flag it": the framing is kept in
     # signal.directive (it makes the rule universal); the condition follows it
@@ -133,6 +149,7 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
         directive,
         flags=re.IGNORECASE,
     )
+    rules: list[Rule] = []
     for clause in _clauses(directive):
         cond = split_condition(clause, signal.subjects)
         if cond is not None and _refers_back(cond, clause):
@@ -141,8 +158,10 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
         for main in _merge_statements(mains):
             rule = _build_rule(signal, main, cond, shared, ev)
             if rule is not None:
-                out.rules.append(rule)
-    return out
+                if topic is not None:
+                    rule.text = under_topic(topic, rule.text)
+                rules.append(rule)
+    return rules
 
 
 # a condition whose subject is a pronoun
@@ -224,7 +243,7 @@ def _build_rule(
     text = body
     if qualifiers:
         qual = qualifiers[0]
-        text = f"{qual[0].upper()}{qual[1:]}, {_lower_first(body)}"
+        text = f"{qual[0].upper()}{qual[1:]}, {lower_first(body)}"
     rtype = rule_type(body)
     trigger = _trigger(signal, body, cond, subject, rtype)
     if trigger.kind is TriggerKind.DATA and trigger.text == (cond.text if cond else None):
@@ -279,9 +298,28 @@ def _specific_subject(signal: CorrectionSignal, main: str, cond: Condition | Non
     ]
     if mentioned and (_IDENTIFIER.search(main) or _THIS_SUBJECT.search(main)):
         return mentioned[0]
+    for subject in mentioned:
+        if _states_fact_of(subject, main):
+            return subject
     if _THIS_SUBJECT.search(signal.directive) and signal.subjects:
         return signal.subjects[0]
     return None
+
+
+def _states_fact_of(subject: str, main: str) -> bool:
+    """ "payments-prod's HPA floor is 6 replicas, don't scale it below that": a sentence that
+    opens by stating what one subject's attribute is states a fact of that subject, and the
+    command after it holds for that subject only (a rule that generalizes names the subject
+    as an example, not as the owner of a value)."""
+    for variant in name_variants(subject):
+        found = re.match(
+            rf"\W*{re.escape(variant)}['’]s\s+(?:[\w-]+\s+){{1,3}}(?:is|are|was|stays)\b",
+            main,
+            re.IGNORECASE,
+        )
+        if found:
+            return True
+    return False
 
 
 def _generalize(
@@ -314,6 +352,8 @@ def _trigger(
 ) -> Trigger:
     if subject is not None:
         stems = content_stems(" ".join(name_variants(subject)[-1:]))
+        # "payments-prod" is named whole: its parts ("prod") are words of other names too
+        stems = [s for s in stems if "-" in s or "_" in s] or stems
         return Trigger(
             kind=TriggerKind.DATA,
             text=subject,
@@ -352,9 +392,11 @@ def _trigger(
         or UNIVERSAL.search(signal.directive)
         or _universal_heading(signal)
         or any(w in STANDING_ADVERBS for w in words(body))
+        or ceases(body)
     ):
-        # formatting, and directives the user made universal ("always", "from now on"),
-        # apply to every run in scope: no similarity test (Finding 2)
+        # formatting, and directives the user made universal ("always", "from now on", or
+        # "stop pasting the raw JSON into summaries": a practice ended, like "never"), apply
+        # to every run in scope: no similarity test (Finding 2)
         return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)
     situation = _situation(signal.query, signal) if signal.query else body
     return Trigger(kind=TriggerKind.QUERY, text=situation, node_id=signal.node_id)
@@ -386,14 +428,6 @@ def _mentioned_tool(text: str, tools: list[str]) -> str | None:
         if tool.lower() in low or tool.lower().replace("_", " ") in low:
             return tool
     return None
-
-
-def _lower_first(text: str) -> str:
-    """Lower-case the first letter unless the first word is an acronym or a name."""
-    first = text.split()[0] if text.split() else ""
-    if len(first) > 1 and (first[1:].lower() != first[1:] or first in {"I"}):
-        return text
-    return text[:1].lower() + text[1:]
 
 
 def _possessive(term: str) -> Callable[[re.Match[str]], str]:

@@ -22,7 +22,7 @@ _FRAMING = [
     ),
     (
         r"^(?:i (?:want|need) you to|i'?d like you to|i would like you to|can you|could you|"
-        r"would you|please|kindly|remember to|make sure (?:that )?(?:you )?(?:to )?|"
+        r"would you|please|pls|plz|kindly|remember to|make sure (?:that )?(?:you )?(?:to )?|"
         r"be sure to|you (?:should|need to|must|have to|ought to)(?: always)?|"
         r"(?:we|you) (?:should|must|need to) always)\s+",
         "",
@@ -235,3 +235,11 @@ _REFERS_BACK = re.compile(r"^\w+(?:\s+\w+)?\s+(it|them)\b", re.IGNORECASE)
 
 
 _DEPENDENT = re.compile(r"^(otherwise|else|everything else|anything else|if not|unless)\b", re.I)
+
+
+def lower_first(text: str) -> str:
+    """Lower-case the first letter unless the first word is an acronym or a name."""
+    first = text.split()[0] if text.split() else ""
+    if len(first) > 1 and (first[1:].lower() != first[1:] or first in {"I"}):
+        return text
+    return text[:1].lower() + text[1:]

@@ -150,7 +150,7 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
     if signal.pattern is ToolPattern.MISSING_PREREQUISITE:
         if not other:
             return None
-        return f"Call {other} before calling {tool}{_passes_result(signal)}."
+        return f"Call {other} before calling {tool}{_passes_result(signal)}{_fails_with(signal)}."
     if signal.pattern is ToolPattern.DEAD_SOURCE:
         if other and other != tool:
             return f"Use {other} instead of {tool}."
@@ -204,13 +204,33 @@ def _first_line(error: str) -> str:
 
 
 def _passes_result(signal: ToolPatternSignal) -> str:
-    """ ", and pass the identifier it returns as `company`" when the retry swapped a name for an
-    id: the prerequisite exists to resolve that argument."""
+    """ ", and pass the `key` it returns as `clause_key`" when the retry took an argument's new
+    value from a field of the prerequisite's result: the field is what to look for in it.
+    Without that, ", and pass the identifier it returns as `company`" when the retry swapped a
+    name for an id: the prerequisite exists to resolve that argument."""
+    for key, name in signal.result_fields.items():
+        if name == key:
+            return f", and pass the `{key}` it returns"
+        return f", and pass the `{name}` it returns as `{key}`"
     for key, new in signal.success_args.items():
         old = signal.failed_args.get(key)
         if isinstance(new, str) and old != new and _LOOKS_LIKE_ID.match(new):
             return f", and pass the identifier it returns as `{key}`"
     return ""
+
+
+# a machine-readable error code: upper-case words joined by underscores ("HS_CODE_INCOMPLETE")
+_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+
+
+def _fails_with(signal: ToolPatternSignal) -> str:
+    """ " (without it, file_customs fails with HS_CODE_INCOMPLETE)": the error code the tool
+    returned names what was missing, in the tool's own words, so the agent recognizes the
+    case; a message without a code adds nothing (its prose names this run's values)."""
+    found = _ERROR_CODE.search(signal.error)
+    if found is None:
+        return ""
+    return f" (without it, {signal.tool} fails with {found.group(0)})"
 
 
 def _args_text(tool: str, failed: dict[str, Any], success: dict[str, Any]) -> str | None:

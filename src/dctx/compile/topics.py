@@ -1,0 +1,66 @@
+"""The topic a correction names before a colon ("liability caps in general: twelve months'
+fees is our floor", "namespaces: never create one yourself"): what the rule is about.
+
+Framing before a colon ("before I forget: ...", "two things for my reports: ...") is dropped
+from a rule's words (phrasing.drop_preamble), but a topic is not framing: without it "never
+create one yourself" says nothing. A head is read as a topic when it is a short phrase with no
+clause in it (no pronoun, auxiliary or command) and the conversation was about it (one of its
+words is in the request, the situation or the tools used), which framing words are not.
+"""
+
+from __future__ import annotations
+
+from dctx.capture.base import CorrectionSignal
+from dctx.capture.cues import imperative_clause, strip_filler
+from dctx.capture.verbs import FINITE_MARKERS
+from dctx.text import STOPWORDS, content_stems, words
+
+_MAX_WORDS = 5
+# words that make a head about people, not things ("for my reports", "for everyone")
+_PERSONAL = frozenset(
+    "me my mine us our ours your yours them their everyone everybody anyone anybody".split()
+)
+# words that open a time or condition, not a topic ("before the return: ...")
+_ADVERBIAL = frozenset("before after until till since during while unless".split())
+
+
+def topic_head(signal: CorrectionSignal) -> str | None:
+    """The topic the correction's directive is stated under, or None when there is none: the
+    head before the directive's own colon, or before the colon that opens the turn the
+    directive sits in."""
+    head = _head(signal)
+    if head is None:
+        return None
+    head = strip_filler(head).strip(" ,.;-")
+    said = [w.lower() for w in words(head)]
+    if not said or len(said) > _MAX_WORDS or said[0] in STOPWORDS or said[0] in _ADVERBIAL:
+        return None  # "when ...", "for every ...", "so ...": a condition or framing
+    if any(w in FINITE_MARKERS or w in _PERSONAL or "'" in w for w in said):
+        return None  # a clause or a person: framing, not a topic
+    if imperative_clause(head):
+        return None  # "put it all in a table from now on: ..." is the rule itself
+    topic = set(content_stems(head))
+    seen = " ".join([signal.query, signal.situation, *signal.tools_seen]).replace("_", " ")
+    if not topic or not topic & set(content_stems(seen)):
+        return None  # nothing the conversation was about
+    return head
+
+
+def _head(signal: CorrectionSignal) -> str | None:
+    head, colon, tail = signal.directive.partition(": ")
+    if colon and len(tail.split()) >= 2:
+        return head
+    head, colon, tail = signal.raw.partition(": ")
+    opening = " ".join(signal.directive.split()[:6]).lower()
+    if colon and opening and opening in " ".join(tail.split()).lower():
+        return head
+    return None
+
+
+def under_topic(topic: str, text: str) -> str:
+    """ "Namespaces: never create one yourself.": the rule's words under their topic."""
+    if text.lower().startswith(topic.lower()):
+        return text
+    first = text.split(maxsplit=1)[0] if text.split() else ""
+    lowered = text if first[1:] != first[1:].lower() else text[:1].lower() + text[1:]
+    return f"{topic[:1].upper()}{topic[1:]}: {lowered}"

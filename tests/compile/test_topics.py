@@ -1,0 +1,49 @@
+"""A topic named before a colon stays in the rule's words; framing before a colon does not."""
+
+from __future__ import annotations
+
+from tests.compile.signals import correction
+
+from dctx.compile.corrections import compile_correction
+
+
+def _texts(directive: str, *, query: str, raw: str | None = None) -> list[str]:
+    return [r.text for r in compile_correction(correction(directive, query=query, raw=raw)).rules]
+
+
+def test_a_topic_head_is_kept_as_the_rule_s_topic() -> None:
+    texts = _texts(
+        "Kiln schedules in general: forty minutes is the shortest firing. Anything shorter, "
+        "mark it amber on the board",
+        query="Plan tomorrow's kiln schedules for the studio.",
+    )
+    assert texts == [
+        "Kiln schedules in general: forty minutes is the shortest firing. Anything shorter, "
+        "mark it amber on the board."
+    ]
+
+
+def test_a_topic_opening_the_turn_governs_a_later_sentence() -> None:
+    texts = _texts(
+        "label the crate with its batch number and ship that",
+        query="Pack the glaze crates for the fair.",
+        raw="oh, glaze crates: batch, not colour. label the crate with its batch number and "
+        "ship that. the fair lost two last spring",
+    )
+    assert texts == ["Glaze crates: label the crate with its batch number and ship that."]
+
+
+def test_only_a_head_that_names_what_the_conversation_is_about_is_kept() -> None:
+    query = "Pack the glaze crates for the fair and write the glaze notes."
+    kept = {
+        "Glaze crates": "Glaze crates: label every crate with its batch number.",
+        # a person, a clause, a time, or words the conversation never used: framing
+        "Two things for my glaze notes": "Label every crate with its batch number.",
+        "Before I forget": "Label every crate with its batch number.",
+        "This is for everyone": "Label every crate with its batch number.",
+        "Before the fair": "Label every crate with its batch number.",
+        "Change of plan": "Label every crate with its batch number.",
+    }
+    for head, expected in kept.items():
+        texts = _texts(f"{head}: label every crate with its batch number", query=query)
+        assert texts == [expected], head
