@@ -12,20 +12,11 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-# the measures a tool field plausibly carries; others that pint knows ("k": the Boltzmann
-# constant, "mb": the millibarn) are never what a condition means after a number
-_DIMENSIONS = frozenset(
-    {
-        "[time]",
-        "[mass]",
-        "[length]",
-        "[temperature]",
-        "[length] / [time]",
-        "[current]",
-        "[power]",
-        "[energy]",
-    }
-)
+# the measures a tool field plausibly carries, each named by a unit of it (pint states a
+# dimension in base dimensions: energy is "[mass] * [length] ** 2 / [time] ** 2"); others that
+# pint knows ("k": the Boltzmann constant, "mb": the millibarn) are never what a condition
+# means after a number
+_MEASURES = ("second", "gram", "metre", "kelvin", "metre / second", "ampere", "watt", "joule")
 _INFORMATION = ("byte", "bit")  # dimensionless to pint, but a measure a field is named by
 
 
@@ -45,21 +36,29 @@ def _registry() -> Any:
     return pint.UnitRegistry(cache_folder=":auto:")
 
 
+@functools.lru_cache(maxsize=1)
+def _dimensions() -> frozenset[str]:
+    registry = _registry()
+    return frozenset(str(registry.get_dimensionality(unit)) for unit in _MEASURES)
+
+
 @functools.lru_cache(maxsize=4096)
 def unit_of(word: str) -> UnitName | None:
     """The unit `word` names, or None for a word that is not one (a count noun: "retries")."""
     token = word.strip(".,;:!?()")
     if not token.isalpha():
         return None
+    registry = _registry()
     try:
-        units = _registry().parse_units(token)
+        readings = registry.parse_unit_name(token)
     except Exception:  # pint raises its own errors (undefined unit, syntax): not a unit
         return None
-    if len(units._units) != 1:
+    if len(readings) != 1:  # none, or ambiguous
         return None
-    name = str(next(iter(units._units)))
-    dimension = str(units.dimensionality)
-    if dimension in _DIMENSIONS or name.endswith(_INFORMATION):
+    prefix, unit, _ = readings[0]
+    name = prefix + unit
+    dimension = str(registry.get_dimensionality(name))
+    if dimension in _dimensions() or name.endswith(_INFORMATION):
         return UnitName(token, name, dimension)
     return None
 
