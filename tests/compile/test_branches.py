@@ -131,3 +131,44 @@ def test_each_branch_fires_only_on_its_own_record(tmp_path: Path, keeps_pet: boo
     assert said == (
         [HELD] if keeps_pet else ["Tenants without a pet, use the standard lease as normal."]
     )
+
+
+UNSIGNED = (
+    "If a volunteer's record says they haven't signed the waiver, keep them off the climbing "
+    "wall. Any volunteer who signed the waiver, send them to the wall as normal."
+)
+
+
+class _SureOf:
+    """Reads `turn` as a sure standing correction, every other one as a task."""
+
+    id = "sure-of"
+
+    def __init__(self, turn: str) -> None:
+        self.turn = turn
+
+    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
+        return [
+            TurnVerdict(TurnKind.STANDING if t.text == self.turn else TurnKind.TASK, 0.99)
+            for t in turns
+        ]
+
+
+def test_a_negated_condition_gives_its_other_branch_the_positive_test(tmp_path: Path) -> None:
+    messages = [
+        {"role": "user", "content": "assign the volunteers for Saturday"},
+        {"role": "assistant", "content": "Assigned everyone to the wall."},
+        {"role": "user", "content": UNSIGNED},
+    ]
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=_SureOf(UNSIGNED)) as memory:
+        memory.capture(messages, actor="kit", skill="rota", conversation_id="c1")
+        flags = {
+            r.text: r.trigger.predicate.flag
+            for r in memory.rules(status=RuleStatus.ACTIVE)
+            if r.trigger.predicate is not None
+        }
+    assert flags == {
+        "If a volunteer's record says they haven't signed the waiver, keep them off the "
+        "climbing wall.": False,
+        "Any volunteer who signed the waiver, send them to the wall as normal.": True,
+    }
