@@ -13,8 +13,18 @@ from dctx.capture.condition_words import condition_keywords
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
 from dctx.compile.branches import negated_trigger, says_negated
 from dctx.compile.triggers import parse_trigger
+from dctx.inject.why import describe_trigger
 from dctx.memory import Memory
-from dctx.models import Predicate, RuleStatus, Trigger, TriggerKind
+from dctx.models import (
+    Predicate,
+    Rule,
+    RuleSource,
+    RuleStatus,
+    RuleType,
+    Scope,
+    Trigger,
+    TriggerKind,
+)
 from dctx.retrieve.context import RunContext, data_condition_met
 
 
@@ -172,3 +182,19 @@ def test_a_negated_condition_gives_its_other_branch_the_positive_test(tmp_path: 
         "climbing wall.": False,
         "Any volunteer who signed the waiver, send them to the wall as normal.": True,
     }
+
+
+def test_explain_does_not_promise_a_free_text_fallback_for_a_negation() -> None:
+    other = _negated("data: the caravan is booked for repairs")
+    rule = Rule(
+        id="r1",
+        text="Caravans not booked for repairs, list them as available.",
+        type=RuleType.CONTENT,
+        trigger=other,
+        scope=Scope(),
+        source=RuleSource.CORRECTION,
+        actor="mo",
+        group="g1",
+    )
+    said = describe_trigger(rule)
+    assert "that is false" in said and "where none has such a field" not in said
