@@ -106,7 +106,10 @@ def test_the_other_branch_of_a_condition_waits_for_the_condition(tmp_path: Path)
     other = next(r for t, r in rules.items() if "as normal" in t)
     assert held.trigger.kind is TriggerKind.DATA
     assert other.trigger.kind is TriggerKind.DATA
-    assert other.trigger.text == held.trigger.text
+    assert held.trigger.predicate is not None and held.trigger.predicate.flag is True
+    # the other branch carries the negated condition, not a copy of it
+    assert other.trigger.predicate is not None and other.trigger.predicate.flag is False
+    assert other.trigger.predicate.key == held.trigger.predicate.key
 
 
 EMAIL = "For bulk orders also email the warehouse lead, not the depot; the depot is swamped."

@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
 from dctx.capture.cues import ceases, prohibits
 from dctx.compile.behaviour import restate
+from dctx.compile.branches import negated_trigger, says_negated
 from dctx.compile.corrections import compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.phrasing import drop_preamble
@@ -281,13 +282,19 @@ def _branch_of(rule: Rule, conditioned: Rule | None) -> None:
     """ "Whenever a candidate's record says they need sponsorship, hold the offer. Anyone who
     doesn't need sponsorship, send as normal.": a later command of the same turn that would be
     delivered by resemblance to the request, and that names what the earlier command's data
-    condition tests, is the other branch of that condition. It is delivered where the condition
-    is tested (the earlier rule's trigger), not before the run."""
+    condition tests, applies where that condition is tested, not before the run. Said with
+    the other polarity, it is the other branch and carries the condition's negation (no data
+    trigger when it has none, branches.py); said alike ("for those, also copy HR"), the same
+    condition."""
     if conditioned is None or rule.trigger.kind is not TriggerKind.QUERY:
         return
-    keywords = set(conditioned.trigger.keywords)
-    if keywords and keywords & set(content_stems(rule.text, drop_generic=True)):
-        rule.trigger = copy.deepcopy(conditioned.trigger)
+    cond = conditioned.trigger
+    if not set(cond.keywords) & set(content_stems(rule.text, drop_generic=True)):
+        return
+    if says_negated(rule.text, cond.keywords) == says_negated(cond.text, cond.keywords):
+        rule.trigger = copy.deepcopy(cond)
+    elif (negated := negated_trigger(cond)) is not None:
+        rule.trigger = negated
 
 
 def _compile_chain(

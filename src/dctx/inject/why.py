@@ -80,6 +80,9 @@ def describe_trigger(rule: Rule) -> str:
                 f"data: a field about {trig.keywords or 'the same kind of value'} holds a value "
                 f"other than {trig.excluded}"
             )
+        if trig.predicate is not None and trig.predicate.soft and not trig.keywords:
+            # a negated condition (compile/branches.py): never met by free text
+            return f"data: a tool result holds {trig.predicate.describe()}"
         if trig.predicate is not None and trig.predicate.soft:
             return (
                 f"data: a tool result holds {trig.predicate.describe()}; where none has such "
@@ -88,7 +91,7 @@ def describe_trigger(rule: Rule) -> str:
         if trig.predicate is not None:
             return f"data: a tool result holds {trig.predicate.describe()} (or the query says so)"
         if names_subject(rule):
-            return f"data: the query or tool data mention the words {trig.keywords}"
+            return f"data: the query or tool data mention every word of {trig.keywords}"
         return f"data: the query or a tool step says {trig.text!r} (in its words or others)"
     when = f"after {trig.after_tool} returns" if trig.after_tool else "up front"
     return f"tool: before calling {trig.tool} ({when})"

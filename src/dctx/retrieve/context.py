@@ -132,9 +132,10 @@ def _summary(
 def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
     """A DATA trigger fires when its numeric threshold holds on some field (or its date
     window on a date field), when its predicate
-    holds on some result item, or, for a subject's name, when at least a third (and at least
-    one) of the name's stems appear in what the run has seen. Free-text conditions are not
-    judged here: retrieval matches them by meaning and words (condition_match.py)."""
+    holds on some result item, or, for a subject's name, when every stem of the name appears
+    in what the run has seen: one word of several ("prod" of "payments prod") names other
+    things too. Free-text conditions are not judged here: retrieval matches them by meaning
+    and words (condition_match.py)."""
     if trigger.numeric is not None:
         window = trigger.predicate  # "older than 90 days" read off a date field too
         dated = window is not None and judge(window, ctx.items, ctx.now).met
@@ -145,8 +146,7 @@ def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
         return predicate_met(trigger.predicate, ctx.items, ctx.query_stems)
     if not trigger.keywords:
         return False
-    hits = sum(1 for k in trigger.keywords if k in ctx.stems)
-    return hits >= 1 and hits * 3 >= len(trigger.keywords)
+    return all(k in ctx.stems for k in trigger.keywords)
 
 
 def _other_value_seen(trigger: Trigger, ctx: RunContext) -> bool:

@@ -314,9 +314,10 @@ class Snapshot:
 
     def met_data(self, view: View, ctx: RunContext) -> list[int]:
         """DATA slots of the view whose condition the run has met, ascending: subjects'
-        names counted from the view's lists, thresholds compared as arrays, and only negated,
-        predicate and other conditions decoded and tested in full. Free-text conditions are
-        not met here (`Retriever` judges them, text by text)."""
+        names met whole (every stem seen, counted from the view's lists), thresholds
+        compared as arrays, and only negated, predicate and other conditions decoded and
+        tested in full. Free-text conditions are not met here (`Retriever` judges them,
+        text by text)."""
         pack = self.pack
         codes, names = pack.vocab.codes, pack.vocab.names
         hits: dict[int, int] = {}
@@ -335,7 +336,7 @@ class Snapshot:
                     full.append(i)
             elif pack.excluded[i] or pack.predicate[i]:
                 full.append(i)
-            elif count * 3 >= int(pack.kw_off[i + 1] - pack.kw_off[i]):
+            elif count >= int(pack.kw_off[i + 1] - pack.kw_off[i]):  # the whole name
                 met.add(i)
         if ctx.date_keys:  # date windows naming a date field seen
             full += [

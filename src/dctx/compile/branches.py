@@ -1,0 +1,87 @@
+"""The other branch of a data condition: "If a tenant's file says they keep a pet, add the
+pet clause. Tenants without pets, use the standard lease." The second command applies where
+the first condition does NOT hold, so it carries the condition's negation: a true/false
+field the other way round, the complementary comparison of a threshold, "some other value"
+for a field equal to a value (and the reverse). A condition with no safe negation (a
+free-text condition, which the free-text match would meet on the very words it negates; an
+item with a value or without a field; a subject's name) gives no data trigger at all.
+
+A negated condition keeps no keywords but a field's name: it is tested on the fields it
+names, never met by resemblance to the words of the condition it negates.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Literal
+
+from dctx.models import NumericCondition, Predicate, Trigger
+from dctx.text import content_stems
+
+__all__ = ["negated_trigger", "says_negated"]
+
+# the words that negate what follows them ("doesn't need", "not on hold", "without a
+# permit", "no pets"): a closed grammatical class, as in compile/predicates.py
+_NEGATION = frozenset({"not", "no", "never", "nor", "without"})
+# how far after a negation its content word may come ("isn't on the waitlist")
+_REACH = 3
+
+Op = Literal["<", "<=", ">", ">="]
+_COMPLEMENT: dict[str, Op] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+
+
+def says_negated(text: str, keywords: list[str]) -> bool:
+    """Whether `text` negates one of the condition's `keywords`: a negation word whose next
+    content word is one of them ("anyone who doesn't need sponsorship", "not on hold"). A
+    negation that governs something else ("don't email the held ones") does not count."""
+    wanted = set(keywords)
+    tokens = [t.strip(".,;:!?()\"'`").lower() for t in text.split()]
+    for i, token in enumerate(tokens):
+        if token not in _NEGATION and not token.endswith(("n't", "n’t")):
+            continue
+        after = content_stems(" ".join(tokens[i + 1 : i + 1 + _REACH]))
+        if after and after[0] in wanted:
+            return True
+    return False
+
+
+def negated_trigger(trigger: Trigger) -> Trigger | None:
+    """The DATA trigger met exactly where `trigger`'s condition is not, or None when the
+    condition cannot be negated safely."""
+    out = copy.deepcopy(trigger)
+    out.text = f"not ({trigger.text})"
+    out.keywords = []
+    if trigger.numeric is not None:
+        out.numeric = _complement(trigger.numeric)
+        window = trigger.predicate
+        if window is not None and window.op in _COMPLEMENT:
+            out.predicate = copy.deepcopy(window)
+            out.predicate.op = _COMPLEMENT[window.op]
+        return out
+    if trigger.excluded:  # "the currency isn't USD" -> a field of that kind equals USD
+        out.excluded = []
+        out.predicate = Predicate(
+            key=list(trigger.keywords), values=list(trigger.excluded), soft=True
+        )
+        return out
+    pred = trigger.predicate
+    if pred is None or not pred.soft:
+        return None
+    if pred.flag is not None:
+        out.predicate = copy.deepcopy(pred)
+        out.predicate.flag = not pred.flag
+        return out
+    if pred.values and pred.key and not pred.unit:
+        # "a shipment whose status is delayed" -> the status field holds another value
+        out.predicate = None
+        out.excluded = list(pred.values)
+        out.keywords = list(pred.key)
+        return out
+    return None
+
+
+def _complement(numeric: NumericCondition) -> NumericCondition:
+    """runway < 12 -> runway >= 12."""
+    negated = copy.deepcopy(numeric)
+    negated.op = _COMPLEMENT[numeric.op]
+    return negated
