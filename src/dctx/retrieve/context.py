@@ -138,8 +138,9 @@ def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
     and words (condition_match.py)."""
     if trigger.numeric is not None:
         window = trigger.predicate  # "older than 90 days" read off a date field too
-        dated = window is not None and judge(window, ctx.items, ctx.now).met
-        return _numeric_met(trigger.numeric, ctx) or dated
+        return _numeric_met(trigger.numeric, ctx) or (
+            window is not None and judge(window, ctx.items, ctx.now).met
+        )
     if trigger.excluded:
         return _other_value_seen(trigger, ctx)
     if trigger.predicate is not None:
