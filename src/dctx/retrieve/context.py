@@ -35,9 +35,11 @@ class RunContext:
     steps: list[str] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)  # objects of JSON results (predicates)
     last_items: list[Item] = field(default_factory=list)  # those of the latest result alone
-    field_keys: set[str] = field(default_factory=set)  # key stems of the items' fields
-    last_field_keys: set[str] = field(default_factory=set)  # those of the latest result
-    date_keys: set[str] = field(default_factory=set)  # key stems of the items' date fields
+    _keys: set[str] = field(default_factory=set)  # `field_keys`, of items[:_keys_upto]
+    _dates: set[str] = field(default_factory=set)  # `date_keys`, of items[:_dates_upto]
+    _keys_upto: int = 0
+    _dates_upto: int = 0
+    _last_keys: set[str] | None = None  # `last_field_keys`, once asked for
     now: datetime | None = None  # what date windows are measured from (None: the clock)
     query_stems: set[str] = field(default_factory=set)
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
@@ -51,6 +53,32 @@ class RunContext:
         ctx.stems.update(content_stems(query))
         ctx.query_stems.update(ctx.stems)
         return ctx
+
+    # The key stems below are read only when a rule in view has a soft predicate or a date
+    # window; derived on first use (and then only from items added since), because walking
+    # every field of every result at every step cost ~1 ms a step with no such rule in view.
+    @property
+    def field_keys(self) -> set[str]:
+        """Stems of the keys of every result item's string and true/false fields so far."""
+        if self._keys_upto < len(self.items):
+            self._keys |= field_keys(self.items[self._keys_upto :])
+            self._keys_upto = len(self.items)
+        return self._keys
+
+    @property
+    def last_field_keys(self) -> set[str]:
+        """Those of the latest result alone."""
+        if self._last_keys is None:
+            self._last_keys = field_keys(self.last_items)
+        return self._last_keys
+
+    @property
+    def date_keys(self) -> set[str]:
+        """Stems of the keys of every result item's date fields so far."""
+        if self._dates_upto < len(self.items):
+            self._dates |= date_keys(self.items[self._dates_upto :])
+            self._dates_upto = len(self.items)
+        return self._dates
 
     def add_step(self, tool: str, arguments: dict[str, Any], result: str) -> str:
         """Record one tool call and its result; return the step's text. Each text is decoded
@@ -75,9 +103,7 @@ class RunContext:
             called = frozenset(content_stems(called_text))
             self.last_items = result_items(data, called)
             self.items.extend(self.last_items)
-        self.last_field_keys = field_keys(self.last_items)
-        self.field_keys |= self.last_field_keys
-        self.date_keys |= date_keys(self.last_items)
+        self._last_keys = None
         self.tools_called.append(tool)
         step = f"call {tool}({args}) -> {result[:1500]}"
         self.steps.append(step)

@@ -338,7 +338,7 @@ class Snapshot:
                 full.append(i)
             elif count >= int(pack.kw_off[i + 1] - pack.kw_off[i]):  # the whole name
                 met.add(i)
-        if ctx.date_keys:  # date windows naming a date field seen
+        if view.data_dated and ctx.date_keys:  # date windows naming a date field seen
             full += [
                 i
                 for i in view.data_dated
