@@ -103,6 +103,7 @@ class CaptureReport:
     outcomes: list[RuleEvent] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     usage: UsageTotals = field(default_factory=UsageTotals)  # LLM and embedding tokens spent
+    reader: str = ""  # what read the user turns: "learned:<version>", "llm:<provider:model>", ...
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = to_dict(self)
@@ -180,6 +181,16 @@ class Memory:
             self.llm = resolve_llm(llm)
             self._llm_steps = LLMPipeline(self.llm, self.store)
         self.retriever = Retriever(self.store, self.embedder)
+
+    @property
+    def reader_id(self) -> str:
+        """What reads user turns in a capture: the configured LLM (which overrules the offline
+        reader), else a classifier given to Memory, else the turn reader in use."""
+        if self.classifier is not None:
+            return f"classifier:{type(self.classifier).__name__}"
+        if self.llm is not None:
+            return f"llm:{self.llm.id}"
+        return (self.reader or default_reader()).id
 
     # ------------------------------------------------------------------ capture
     def capture(
@@ -273,7 +284,7 @@ class Memory:
         for s in sessions:
             check_session(s, limits=self.limits)  # fails fast: nothing done, no lock taken
         while True:
-            report = CaptureReport(sessions=len(sessions))
+            report = CaptureReport(sessions=len(sessions), reader=self.reader_id)
             # unlocked first look, so no work is spent on what was captured before
             fresh = self._not_captured(sessions, report)
             by_ns: dict[str, list[Session]] = {}

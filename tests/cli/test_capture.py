@@ -26,6 +26,9 @@ def test_capture_prints_what_was_learned(cli: Callable[..., Result], traces: Pat
     assert "Captured 2 sessions" in result.stdout
     assert "Learned" in result.stdout
     assert "give growth per segment" in result.stdout
+    # no LLM: the output says which offline reader kept these rules and how to check them
+    assert "Read offline by learned:" in result.stdout
+    assert "--review" in result.stdout and "--llm" in result.stdout
 
 
 def test_capture_json_reports_rules_and_defaults(cli: Callable[..., Result], traces: Path) -> None:
@@ -44,6 +47,7 @@ def test_capture_json_reports_rules_and_defaults(cli: Callable[..., Result], tra
     assert table["actor"] == "kenji"
     assert table["scope"]["skill"] == "financial_analyst"
     assert table["type"] == "FORMAT"
+    assert report["reader"].startswith("learned:")
 
 
 def test_capture_review_mode_adds_drafts(cli: Callable[..., Result], traces: Path) -> None:

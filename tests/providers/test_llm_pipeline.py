@@ -141,6 +141,7 @@ def test_capture_usage_equals_what_the_servers_reported(
         assert (u.llm_calls, u.llm_input_tokens, u.llm_output_tokens) == (5, llm_in, llm_out)
         assert u.embedding_tokens == embedding_tokens(srv.to(EMBEDDINGS)[before:]) > 0
         assert report.to_dict()["usage"]["llm_output_tokens"] == llm_out
+        assert mem.llm is not None and report.reader == f"llm:{mem.llm.id}"  # the LLM read turns
 
         before = len(srv.to(EMBEDDINGS))
         run = mem.start(actor="alice", skill="fin", query="Summarize Beta's growth.")

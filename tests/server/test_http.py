@@ -43,6 +43,7 @@ def test_health_and_openapi(api: httpx.Client) -> None:
 def test_capture_then_rules_crud(api: httpx.Client) -> None:
     learned = _capture(api, "acme", segment_session())
     assert learned["sessions"] == 1 and learned["corrections"] == 1
+    assert learned["reader"]  # names what read the turns (the server's reader, or its LLM)
     [rule] = learned["added"]
     assert "per segment" in rule["text"] and rule["scope"]["namespace"] == "acme"
     rid = rule["id"]

@@ -19,6 +19,7 @@ def capture_summary(reports: list[Any]) -> dict[str, Any]:
     out["changed"] = [r.to_dict() for rep in reports for r in rep.changed]
     out["log"] = [line for rep in reports for line in rep.log]
     out["usage"] = sum((rep.usage for rep in reports), UsageTotals()).to_dict()
+    out["reader"] = next((rep.reader for rep in reports if rep.reader), "")
     return out
 
 
@@ -38,6 +39,9 @@ def print_capture(out: Any, reports: list[Any], *, files: int) -> None:
         out.print(_usage_line(usage), markup=False)
     if added:
         print_rules(out, added, f"Learned {len(added)} new rules:")
+        reader = next((rep.reader for rep in reports if rep.reader), "")
+        if reader and not reader.startswith("llm:"):
+            out.print(_offline_note(reader), markup=False)
     if changed:
         print_rules(out, changed, f"Changed {len(changed)} existing rules:")
     for rep in reports:
@@ -45,6 +49,17 @@ def print_capture(out: Any, reports: list[Any], *, files: int) -> None:
             out.print(f"  {line}", markup=False)
     if not added and not changed:
         out.print("Nothing new to learn from these sessions.")
+
+
+def _offline_note(reader: str) -> str:
+    """Why offline rules need a look: the offline reader keeps many wrong rules on real
+    sessions (README, "Real conversations"), and what to do about it."""
+    return (
+        f"Read offline by {reader}, no LLM: on real sessions many of the rules it keeps are "
+        "wrong. Look them over (dctx rules list; dctx rules disable ID), capture with --review "
+        "to approve each one, or let an LLM read the turns: --llm openai:MODEL or "
+        "--llm anthropic:MODEL."
+    )
 
 
 def _usage_line(u: UsageTotals) -> str:

@@ -241,6 +241,10 @@ class CaptureResponse(BaseModel):
     unchanged: list[str] = Field(
         default=[], description="Conversations captured before with the same content: skipped."
     )
+    reader: str = Field(
+        default="",
+        description="What read the turns: 'learned:<version>' offline, 'llm:<provider:model>'.",
+    )
 
 
 # --------------------------------------------------------------------------- guidance and runs

@@ -319,6 +319,7 @@ def _capture_response(report: CaptureReport) -> CaptureResponse:
         added=[_rule(r) for r in report.added],
         changed=[_rule(r) for r in report.changed],
         unchanged=report.unchanged,
+        reader=report.reader,
     )
 
 
