@@ -154,8 +154,8 @@ def _rules_of(
         cond = split_condition(clause, signal.subjects)
         if cond is not None and _refers_back(cond, clause):
             cond = None
-        mains = split_directives(cond.main if cond else clause)
-        for main in _merge_statements(mains):
+        parts = _merge_statements(split_directives(cond.main if cond else clause))
+        for main in _keep_thin_parts(parts, cond):
             rule = _build_rule(signal, main, cond, shared, ev)
             if rule is not None:
                 if topic is not None:
@@ -197,6 +197,35 @@ def _merge_statements(mains: list[str]) -> list[str]:
     return out
 
 
+def _keep_thin_parts(mains: list[str], cond: Condition | None) -> list[str]:
+    """ "do a dry run and show me the output", "never make one yourself, ask the platform
+    team": a part that names too little to be a rule alone (`_names_behaviour`) is a step of
+    the part before it (or, first, of the one after it), so the two stay one rule instead of
+    the thin part being dropped."""
+    out: list[str] = []
+    pending = ""  # thin parts before the first part that names a behaviour
+    for main in mains:
+        if _names_behaviour(main, cond):
+            out.append(f"{pending}, {main}" if pending else main)
+            pending = ""
+        elif out:
+            out[-1] = f"{out[-1]} and {main}"
+        else:
+            pending = f"{pending}, {main}" if pending else main
+    if pending:
+        out.append(pending)  # nothing named anywhere: `_build_rule` drops it as before
+    return out
+
+
+def _names_behaviour(main: str, cond: Condition | None) -> bool:
+    """Does the command name a behaviour that can apply elsewhere? "make it better" names
+    none; under a condition one specific word does ("if it's two days late, get someone to
+    phone the customer")."""
+    body = imperative(main)
+    named = 1 if cond is not None and (cond.keywords or cond.numeric) else 2
+    return bool(body) and len(content_stems(body, drop_generic=True)) >= named
+
+
 def _clauses(directive: str) -> list[str]:
     """Semicolon clauses that carry their own conditions: "set them to pending_customer; they
     auto-close after 72 hours if nobody replies" - the trailing "if" is the second clause's,
@@ -228,12 +257,9 @@ def _build_rule(
         subject = None
     if subject is not None and predicate is not None and predicate.soft and not predicate.unit:
         predicate = None  # "for Acme Corp": a subject's name is met by its words, not a field
-    body = imperative(main)
-    # "make it better": no behavior named, nothing to apply elsewhere; under a condition one
-    # specific word names it ("if it's two days late, get someone to phone the customer")
-    named = 1 if cond is not None and (cond.keywords or cond.numeric) else 2
-    if not body or len(content_stems(body, drop_generic=True)) < named:
+    if not _names_behaviour(main, cond):
         return None
+    body = imperative(main)
     qualifiers: list[str] = []
     if cond is not None and cond.qualifier:
         qualifiers.append(cond.qualifier)
