@@ -47,3 +47,23 @@ def test_only_a_head_that_names_what_the_conversation_is_about_is_kept() -> None
     for head, expected in kept.items():
         texts = _texts(f"{head}: label every crate with its batch number", query=query)
         assert texts == [expected], head
+
+
+def test_a_head_a_pronoun_stands_for_is_a_topic_whatever_the_conversation_was_about() -> None:
+    # "one" means a mailing list: the head is its antecedent, though the request never said it
+    texts = _texts(
+        "mailing lists: never set one up yourself, ask the comms office",
+        query="Send the rota to the volunteers.",
+    )
+    assert texts == [
+        "Mailing lists: never set one up yourself.",
+        "Mailing lists: ask the comms office.",
+    ]
+
+
+def test_framing_before_a_colon_is_not_made_a_topic_by_a_later_pronoun() -> None:
+    texts = _texts(
+        "Change of plan: we print the rota now. Volunteers get it on paper, hand them a copy",
+        query="Send the rota to the volunteers.",
+    )
+    assert all(not t.startswith("Change of plan") for t in texts), texts

@@ -10,6 +10,8 @@ words is in the request, the situation or the tools used), which framing words a
 
 from __future__ import annotations
 
+import re
+
 from dctx.capture.base import CorrectionSignal
 from dctx.capture.cues import imperative_clause, strip_filler
 from dctx.capture.verbs import FINITE_MARKERS
@@ -40,10 +42,26 @@ def topic_head(signal: CorrectionSignal) -> str | None:
     if imperative_clause(head):
         return None  # "put it all in a table from now on: ..." is the rule itself
     topic = set(content_stems(head))
+    if not topic:
+        return None
+    if _refers_to_head(signal.directive.partition(": ")[2]):
+        return head  # "namespaces: never create one yourself": the head is what "one" means
     seen = " ".join([signal.query, signal.situation, *signal.tools_seen]).replace("_", " ")
-    if not topic or not topic & set(content_stems(seen)):
+    if not topic & set(content_stems(seen)):
         return None  # nothing the conversation was about
     return head
+
+
+# pronouns that stand for a thing named before them; "it" and "that" are left out, since
+# they also point at what the agent just did ("small thing: don't do that again")
+_ANAPHORS = frozenset("one ones them they these those".split())
+
+
+def _refers_to_head(tail: str) -> bool:
+    """Does the first clause after the directive's own colon stand for its things by a
+    pronoun? Then the head is its antecedent, a topic, whatever the conversation was about."""
+    first = re.split(r"[,.;!?]", tail, maxsplit=1)[0]
+    return any(w.lower() in _ANAPHORS for w in words(first))
 
 
 def _head(signal: CorrectionSignal) -> str | None:
