@@ -57,3 +57,17 @@ def test_commands_that_end_keep_or_forbid_a_practice() -> None:
 def test_a_lone_standing_adverb_makes_the_fragment_before_it_standing() -> None:
     parts = with_lone_adverbs(["Grams, not ounces.", "Always.", "The scale reads both."])
     assert [as_imperative(p) for p in parts] == ["Always use grams, not ounces.", None]
+
+
+def test_a_verbless_frequency_sentence_says_how_often_the_one_before_holds() -> None:
+    parts = with_lone_adverbs(
+        ["Weigh every parcel before labelling.", "Every time, even for a single envelope."]
+    )
+    assert parts == ["Weigh every parcel before labelling, every time, even for a single envelope."]
+
+
+def test_a_frequency_sentence_with_its_own_clause_stands_alone() -> None:
+    said = ["Weigh every parcel.", "Every time you open a sack, count the envelopes."]
+    assert with_lone_adverbs(said) == said  # its own command ("count"), not a how-often
+    said = ["Weigh every parcel.", "Each time it rains the scale drifts."]
+    assert with_lone_adverbs(said) == said  # a clause: a statement, not a how-often

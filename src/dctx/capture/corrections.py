@@ -170,12 +170,15 @@ def _spell_out_fragments(
     the spelled-out turn stands when it is the more lasting one. Returns the spelled-out text
     of each turn so read, by message index."""
     spelled: dict[int, TurnInput] = {}
+    out: dict[int, str] = {}
     for msg, turn in taught:
-        parts = with_lone_adverbs(sentences(turn.text))
+        said = sentences(turn.text)
+        parts = with_lone_adverbs(said)
         rewritten = [as_imperative(p) or p for p in parts]
         if rewritten != parts:
             spelled[msg.index] = dataclasses.replace(turn, text=" ".join(rewritten))
-    out: dict[int, str] = {}
+        elif parts != said:  # only joined ("... first. every time."): the same words
+            out[msg.index] = " ".join(parts)
     if not spelled:
         return out
     again = reader.read(list(spelled.values()))

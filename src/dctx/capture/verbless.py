@@ -111,12 +111,36 @@ def as_imperative(sentence: str) -> str | None:
 
 def with_lone_adverbs(parts: list[str]) -> list[str]:
     """ "available, not on-hand. always.": a sentence that is only a standing adverb belongs
-    to the fragment before it ("available, not on-hand, always"), which it makes standing."""
+    to the fragment before it ("available, not on-hand, always"), which it makes standing;
+    so does a verbless one that opens with a frequency adverbial ("do a dry run first. every
+    time, even for a one-line change"): it says how often the sentence before holds."""
     out: list[str] = []
     for part in parts:
         toks = _tokens(part)
         if out and len(toks) == 1 and toks[0] in STANDING_ADVERBS:
             out[-1] = f"{out[-1].rstrip(' .!')}, {toks[0]}."
+        elif out and _says_how_often(toks) and not imperative_clause(part):
+            said = part.strip().rstrip(" .!")
+            out[-1] = f"{out[-1].rstrip(' .!')}, {said[:1].lower()}{said[1:]}."
         else:
             out.append(part)
     return out
+
+
+# adverbials of frequency that open a sentence ("every time, ...", "no exceptions")
+_HOW_OFTEN = (
+    ("always",),
+    ("every", "time"),
+    ("each", "time"),
+    ("every", "single", "time"),
+    ("without", "exception"),
+    ("no", "exceptions"),
+    ("no", "exception"),
+)
+
+
+def _says_how_often(toks: list[str]) -> bool:
+    """A short verbless sentence that opens with an adverbial of frequency."""
+    if not toks or len(toks) > _MAX_WORDS or any(_finite(t) for t in toks):
+        return False
+    return any(tuple(toks[: len(p)]) == p for p in _HOW_OFTEN)
