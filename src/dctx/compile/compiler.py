@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
-from dctx.capture.cues import ceases, prohibits
+from dctx.capture.cues import ceases, prohibits, standing_cue
 from dctx.compile.behaviour import restate
 from dctx.compile.branches import negated_trigger, says_negated
 from dctx.compile.corrections import compile_correction, evidence_for
@@ -230,9 +230,11 @@ def _compile_one(
     for rule in compiled.rules:
         if signal.candidate:
             rule.status = RuleStatus.CANDIDATE
-        _branch_of(rule, memo.conditioned.get(turn))
+        conditioned = memo.conditioned.get(turn)
+        _branch_of(rule, conditioned, right_after=conditioned is memo.last.get(turn))
         if rule.trigger.kind is TriggerKind.DATA:
             memo.conditioned[turn] = rule
+        memo.last[turn] = rule
         old = memo.replaced.get(turn)
         restated = restate(old.text, rule.text) if old is not None else None
         if old is not None and restated is not None:
@@ -261,6 +263,7 @@ class _TurnMemo:
     replaced: dict[tuple[str, int], Rule] = field(default_factory=dict)
     prohibitions: dict[tuple[str, int], str] = field(default_factory=dict)
     conditioned: dict[tuple[str, int], Rule] = field(default_factory=dict)
+    last: dict[tuple[str, int], Rule] = field(default_factory=dict)  # the turn's latest rule
 
 
 # a first-person subject before the practice it states ("we don't page for P3s anymore")
@@ -278,23 +281,37 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
-def _branch_of(rule: Rule, conditioned: Rule | None) -> None:
+def _branch_of(rule: Rule, conditioned: Rule | None, *, right_after: bool = False) -> None:
     """ "Whenever a candidate's record says they need sponsorship, hold the offer. Anyone who
     doesn't need sponsorship, send as normal.": a later command of the same turn that would be
     delivered by resemblance to the request, and that names what the earlier command's data
     condition tests, applies where that condition is tested, not before the run. Said with
     the other polarity, it is the other branch and carries the condition's negation (no data
     trigger when it has none, branches.py); said alike ("for those, also copy HR"), the same
-    condition."""
+    condition. A command right after the conditioned one that names nothing of it and says
+    nothing of its own about when ("if the reading is flagged, hold the batch. call the
+    supplier and log the lot number") is the next step of the same case (`_next_step`)."""
     if conditioned is None or rule.trigger.kind is not TriggerKind.QUERY:
         return
     cond = conditioned.trigger
     if not set(cond.keywords) & set(content_stems(rule.text, drop_generic=True)):
+        if right_after and not standing_cue(rule.text):
+            _next_step(rule, conditioned)
         return
     if says_negated(rule.text, cond.keywords) == says_negated(cond.text, cond.keywords):
         rule.trigger = copy.deepcopy(cond)
     elif (negated := negated_trigger(cond)) is not None:
         rule.trigger = negated
+
+
+def _next_step(rule: Rule, conditioned: Rule) -> None:
+    """The rule holds in the case the rule before it names: its trigger, and its condition
+    in the rule's words."""
+    rule.trigger = copy.deepcopy(conditioned.trigger)
+    if conditioned.qualifiers and not rule.qualifiers:
+        said = conditioned.qualifiers[0]
+        rule.qualifiers = [said]
+        rule.text = f"{said[:1].upper()}{said[1:]}, {_lower_first(rule.text)}"
 
 
 def _compile_chain(
