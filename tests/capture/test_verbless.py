@@ -71,3 +71,8 @@ def test_a_frequency_sentence_with_its_own_clause_stands_alone() -> None:
     assert with_lone_adverbs(said) == said  # its own command ("count"), not a how-often
     said = ["Weigh every parcel.", "Each time it rains the scale drifts."]
     assert with_lone_adverbs(said) == said  # a clause: a statement, not a how-often
+
+
+def test_a_command_that_opens_with_always_is_not_a_how_often() -> None:
+    said = ["Weigh every parcel.", "Always photograph the label of every parcel."]
+    assert with_lone_adverbs(said) == said

@@ -119,7 +119,7 @@ def with_lone_adverbs(parts: list[str]) -> list[str]:
         toks = _tokens(part)
         if out and len(toks) == 1 and toks[0] in STANDING_ADVERBS:
             out[-1] = f"{out[-1].rstrip(' .!')}, {toks[0]}."
-        elif out and _says_how_often(toks) and not imperative_clause(part):
+        elif out and _says_how_often(part) and not imperative_clause(part):
             said = part.strip().rstrip(" .!")
             out[-1] = f"{out[-1].rstrip(' .!')}, {said[:1].lower()}{said[1:]}."
         else:
@@ -127,7 +127,8 @@ def with_lone_adverbs(parts: list[str]) -> list[str]:
     return out
 
 
-# adverbials of frequency that open a sentence ("every time, ...", "no exceptions")
+# adverbials of frequency that open a sentence and are set off from the rest by a comma
+# ("every time, even for ...", "no exceptions"); "always" opens commands too ("always log it")
 _HOW_OFTEN = (
     ("always",),
     ("every", "time"),
@@ -139,8 +140,11 @@ _HOW_OFTEN = (
 )
 
 
-def _says_how_often(toks: list[str]) -> bool:
-    """A short verbless sentence that opens with an adverbial of frequency."""
+def _says_how_often(part: str) -> bool:
+    """A short verbless sentence that opens with an adverbial of frequency set off by a
+    comma, or is only one ("every time, even for a one-liner"; "no exceptions")."""
+    head = part.strip().rstrip(" .!").partition(",")[0]
+    toks = _tokens(part)
     if not toks or len(toks) > _MAX_WORDS or any(_finite(t) for t in toks):
         return False
-    return any(tuple(toks[: len(p)]) == p for p in _HOW_OFTEN)
+    return tuple(_tokens(head)) in _HOW_OFTEN
