@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from dctx import units
 from dctx.units import seconds_in, time_unit, unit_of
 
 
@@ -36,3 +39,15 @@ def test_time_units_convert_to_seconds() -> None:
     assert time_unit("day") and time_unit("hours") and not time_unit("kilogram")
     assert seconds_in("day") == 86_400.0
     assert seconds_in("hour") * 24 == seconds_in("day")
+
+
+def test_pint_caches_its_definitions_in_dctx_s_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DCTX_CACHE_DIR", str(tmp_path))
+    units._registry.cache_clear()
+    try:
+        assert units._registry().Quantity(1, "hour").to("second").magnitude == 3600
+        assert any((tmp_path / "pint").iterdir())  # nowhere else: one folder to delete
+    finally:
+        units._registry.cache_clear()

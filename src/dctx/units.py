@@ -12,6 +12,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from dctx.cache_dir import default_cache_dir
+
 # the measures a tool field plausibly carries, each named by a unit of it (pint states a
 # dimension in base dimensions: energy is "[mass] * [length] ** 2 / [time] ** 2"); others that
 # pint knows ("k": the Boltzmann constant, "mb": the millibarn) are never what a condition
@@ -33,7 +35,8 @@ class UnitName:
 def _registry() -> Any:
     import pint
 
-    return pint.UnitRegistry(cache_folder=":auto:")
+    # parsed definitions are cached with dctx's other derived files, not in pint's own folder
+    return pint.UnitRegistry(cache_folder=default_cache_dir() / "pint")
 
 
 @functools.lru_cache(maxsize=1)

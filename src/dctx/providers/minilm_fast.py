@@ -23,21 +23,14 @@ import os
 import tempfile
 from pathlib import Path
 
+from dctx.cache_dir import default_cache_dir
+
 __all__ = ["RECIPE", "default_cache_dir", "fast_model_path"]
 
 log = logging.getLogger("dctx")
 
 #: How the derived model is made; change it to make every cached copy stale.
 RECIPE = "dynamic-int8-per-channel-1"
-
-
-def default_cache_dir(env: dict[str, str] | None = None) -> Path:
-    """`DCTX_CACHE_DIR`, else `$XDG_CACHE_HOME/dctx`, else `~/.cache/dctx`."""
-    env = dict(os.environ) if env is None else env
-    if env.get("DCTX_CACHE_DIR"):
-        return Path(env["DCTX_CACHE_DIR"]).expanduser()
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "dctx"
 
 
 def sha256_file(path: Path) -> str:
