@@ -597,12 +597,17 @@ class Memory:
         conversation_id: str | None = None,
         run_id: str | None = None,
         record: bool = True,
+        now: datetime | None = None,
     ) -> Run:
         """Begin a run: stage-1 rules are ready in `run.units` / `run.messages`.
 
         What it delivers is recorded (unless `record` is False or outcome tracking is off),
         so that capturing the conversation later, under `conversation_id` or the run's id
-        (`run.id`, or `run_id` when given), records how each rule did."""
+        (`run.id`, or `run_id` when given), records how each rule did. Date windows ("a
+        booking older than 90 days") are measured from `now` (timezone-aware; default: the
+        clock), so a replayed or scheduled run judges dates as of its own day."""
+        if now is not None and now.tzinfo is None:
+            raise ConfigError("now must be timezone-aware, e.g. datetime(2026, 3, 2, tzinfo=UTC)")
         run_id = optional_identifier(run_id, "run_id", limits=self.limits)
         return Run(
             namespace=self._namespace(namespace),
@@ -618,6 +623,7 @@ class Memory:
             ),
             record=self.store.add_rule_events if record and self.outcomes.track else None,
             id=run_id or new_run_id(),
+            now=now,
         )
 
     # ------------------------------------------------------------------ rulebook

@@ -12,6 +12,7 @@ import pytest
 from dctx.capture.condition_words import condition_keywords, parse_numeric
 from dctx.compile.predicates import compile_predicate
 from dctx.compile.triggers import parse_trigger
+from dctx.errors import ConfigError
 from dctx.memory import Memory
 from dctx.models import Predicate, Trigger, TriggerKind
 from dctx.retrieve.context import RunContext, data_condition_met
@@ -213,3 +214,20 @@ def test_a_window_fires_through_retrieval_and_explain_shows_the_date(mem: Memory
         steps=[({"name": "list_bookings", "arguments": {}}, result)],
     )
     assert "booking_date=2001-02-03" in out["run"]["points"][1]["condition"]
+
+
+def test_a_run_measures_date_windows_from_its_own_now(mem: Memory) -> None:
+    rule_id = _rule_with_trigger(mem, "data: a hall booking is older than 30 days")
+    result = json.dumps({"bookings": [{"hall": "Main", "booking_date": "2026-03-01"}]})
+    call = {"name": "list_bookings", "arguments": {}}
+    early = datetime(2026, 3, 10, tzinfo=UTC)  # nine days after the booking: not older
+    run = mem.start(actor="rui", skill="venues", query="tidy up the bookings", now=early)
+    assert run.observe(call, result) == []
+    late = datetime(2026, 5, 1, tzinfo=UTC)
+    run = mem.start(actor="rui", skill="venues", query="tidy up the bookings", now=late)
+    assert [u.rule_ids for u in run.observe(call, result)] == [[rule_id]]
+
+
+def test_a_run_s_now_must_say_its_timezone(mem: Memory) -> None:
+    with pytest.raises(ConfigError, match="timezone-aware"):
+        mem.start(actor="rui", skill="venues", query="q", now=datetime(2026, 3, 10))

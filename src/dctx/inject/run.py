@@ -15,6 +15,7 @@ import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -63,6 +64,7 @@ class Run:
     conversation_id: str | None = None  # the conversation a later capture will name
     record: EventSink | None = None  # where deliveries and guard firings go (the store)
     id: str = field(default_factory=lambda: new_run_id())
+    now: datetime | None = None  # what date windows are measured from (None: the clock)
     ctx: RunContext = field(init=False)
     deliveries: list[Delivery] = field(default_factory=list)
     tokens_used: int = 0
@@ -71,6 +73,7 @@ class Run:
 
     def __post_init__(self) -> None:
         self.ctx = RunContext.start(self.query, pieces=partial(query_pieces, self.embedder))
+        self.ctx.now = self.now
         with metering(self._meter):
             self._stage1()
 
