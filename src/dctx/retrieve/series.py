@@ -85,6 +85,19 @@ def names_metric(key: Iterable[str], stems: Iterable[str]) -> bool:
     )
 
 
+def _score(key: list[str], words: list[str]) -> tuple[int, int]:
+    """How many of the metric's stems a field's key words name, then how late the last of
+    them comes in the metric's words (the head of a compound comes last: "loan renewals")."""
+    named = [i for i, k in enumerate(key) if names_metric([k], words)]
+    return len(named), (named[-1] + 1 if named else 0)
+
+
+def _best(scored: list[tuple[tuple[int, int], Any]]) -> list[Any]:
+    """Those that name the metric best ("loan renewals": `renewals`, not `new_loans`)."""
+    top = max((score for score, _ in scored), default=(0, 0))
+    return [x for score, x in scored if score == top and score[0]]
+
+
 def period_moves(data: Any, key: list[str]) -> list[Move]:
     """The moves between the latest two periods of each series of the metric in a result."""
     moves: list[Move] = []
@@ -194,7 +207,7 @@ def _label(text: str) -> tuple[int, int] | None:
 def _sibling_moves(node: dict[str, Any], key: list[str]) -> list[Move]:
     """`deposits` beside `deposits_prior_q`: the metric's fields of one object ordered by the
     periods their other key words name; the latest two give a move."""
-    ranked: list[tuple[tuple[int, int, int], str, float]] = []
+    scored: list[tuple[tuple[int, int], tuple[tuple[int, int, int], str, float]]] = []
     for path, value in _leaves(node):
         if len(path) > 3:
             continue
@@ -203,8 +216,12 @@ def _sibling_moves(node: dict[str, Any], key: list[str]) -> list[Move]:
         if not named:
             continue
         rank = _rank([w for w in words if w not in named])
+        others = [n for n in path if not names_metric(key, _words((n,)))]
+        if rank is None and others and len(others) < len(path):
+            rank = _rank(_words(tuple(others)))  # {"cider_output": {"q3": ..}}: the period key
         if rank is not None:
-            ranked.append((rank, ".".join(path), value))
+            scored.append((_score(key, words), (rank, ".".join(path), value)))
+    ranked: list[tuple[tuple[int, int, int], str, float]] = _best(scored)
     labelled = {r[0][0] for r in ranked}
     if len(ranked) < 2 or len(labelled) > 1:
         return []  # one value, or labels mixed with marks: no order to trust
@@ -230,7 +247,9 @@ def _list_moves(name: str, elements: list[Any], key: list[str]) -> list[Move]:
         return []
     rows.sort(key=lambda r: r[0])
     (_, was, first), (_, now, second) = rows[-2], rows[-1]
-    fields = [f for f in second if f in first and names_metric(key, _words(tuple(f.split("."))))]
+    fields: list[str] = _best(
+        [(_score(key, _words(tuple(f.split(".")))), f) for f in second if f in first]
+    )
     if not fields and name and names_metric(key, _words((name,))) and len(second) == 1:
         fields = [f for f in second if f in first]
     return [Move(first[f], second[f], f"{name}[{was}].{f}", f"{name}[{now}].{f}") for f in fields]
