@@ -11,8 +11,8 @@ import pytest
 from dctx.compile.changes import change_predicate
 from dctx.compile.conditions import condition_parts
 from dctx.compile.triggers import data_trigger, parse_trigger
-from dctx.inject.why import describe_trigger
-from dctx.models import Trigger
+from dctx.inject.why import condition_text, describe_trigger
+from dctx.models import Rule, RuleSource, RuleType, Scope, Trigger
 from dctx.retrieve.context import RunContext, data_condition_met, judge_soft
 
 
@@ -154,12 +154,16 @@ def test_explain_names_the_change_and_the_values_that_decided() -> None:
     verdict = judge_soft(trig.predicate, _run({"visitors": 8100, "visitors_prior_q": 9050}))
     assert verdict.evidence == ("visitors_prior_q=9050 -> visitors=8100 (-10.5%)",)
     assert "visitor" in describe_trigger_text(trig)
+    met, said = condition_text(_rule(trig), _run({"visitors": 8100, "visitors_prior_q": 9050}))
+    assert met and "visitors_prior_q=9050 -> visitors=8100" in said
 
 
 def describe_trigger_text(trig: Trigger) -> str:
-    from dctx.models import Rule, RuleSource, RuleType, Scope
+    return describe_trigger(_rule(trig))
 
-    rule = Rule(
+
+def _rule(trig: Trigger) -> Rule:
+    return Rule(
         id="rule_x",
         text="Call the park office.",
         type=RuleType.CONTENT,
@@ -169,7 +173,6 @@ def describe_trigger_text(trig: Trigger) -> str:
         actor=None,
         group="g",
     )
-    return describe_trigger(rule)
 
 
 def test_a_change_predicate_survives_json() -> None:
