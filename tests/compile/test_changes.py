@@ -115,6 +115,10 @@ def test_an_amount_must_be_exceeded() -> None:
     large = {"ticket_sales": {"this_week": 880, "last_week": 1000}}  # -12%
     assert not data_condition_met(trig, _run(small))
     assert data_condition_met(trig, _run(large))
+    unsaid_by = _compiled("ticket sales slipped more than 8% week over week")
+    assert unsaid_by.numeric is None
+    assert not data_condition_met(unsaid_by, _run(small))
+    assert data_condition_met(unsaid_by, _run(large))
 
 
 def test_a_step_change_compares_the_field_in_two_results() -> None:

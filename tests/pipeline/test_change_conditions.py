@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
-from dctx.compile.branches import threshold_side
 from dctx.memory import Memory
-from dctx.models import NumericCondition, RuleStatus
+from dctx.models import RuleStatus
 
 
 class _SureOf:
@@ -42,26 +41,26 @@ def _delivered(memory: Memory, actor: str, skill: str, query: str, result: objec
 LIBRARY = "If book loans fall month over month, ask the branch to plan a reading event."
 
 
-@pytest.mark.parametrize(("latest", "fires"), [(310, True), (455, False)])
-def test_a_period_change_fires_only_where_the_metric_moved_that_way(
-    tmp_path: Path, latest: int, fires: bool
-) -> None:
+def test_a_period_change_fires_only_where_the_metric_moved_that_way(tmp_path: Path) -> None:
     messages = [
         {"role": "user", "content": "how is the Millbrook branch library doing?"},
         {"role": "assistant", "content": "Loans look steady at Millbrook."},
         {"role": "user", "content": LIBRARY},
     ]
-    stats = {
-        "branch": "Tarn Road",
-        "months": [
+
+    def stats(latest: int) -> dict[str, object]:
+        months = [
             {"month": "2026-05", "book_loans": 402, "card_signups": 31},
             {"month": "2026-06", "book_loans": latest, "card_signups": 35},
-        ],
-    }
+        ]
+        return {"branch": "Tarn Road", "months": months}
+
     with Memory(tmp_path / "m.db", embedder="hashing", reader=_SureOf(LIBRARY)) as memory:
         memory.capture(messages, actor="noor", skill="libraries", conversation_id="c1")
-        said = _delivered(memory, "noor", "libraries", "review the Tarn Road branch", stats)
-    assert said == ([LIBRARY] if fires else [])
+        query = "review the Tarn Road branch"
+        fell = _delivered(memory, "noor", "libraries", query, stats(310))
+        rose = _delivered(memory, "noor", "libraries", query, stats(455))
+    assert (fell, rose) == ([LIBRARY], [])
 
 
 BRANCHES = (
@@ -87,18 +86,3 @@ def test_the_second_branch_of_a_threshold_fires_on_its_side(
         )
     assert len(rules) == 2
     assert said == [sorted(rules, key=lambda t: t.startswith("4"))[expected]]
-
-
-@pytest.mark.parametrize(
-    ("text", "side"),
-    [
-        ("4 or more, just note it.", "other"),
-        ("At least 4: log it.", "other"),
-        ("Under 4, also email the matron.", "same"),
-        ("Ward 4 is different.", None),
-        ("With 5 or more, log it.", None),
-    ],
-)
-def test_the_side_of_a_threshold_is_read_off_its_number(text: str, side: str | None) -> None:
-    fewer = NumericCondition(terms=["nurs"], op="<", value=4.0)
-    assert threshold_side(text, fewer) == side

@@ -69,7 +69,7 @@ def change_predicate(
     period, step, said = _reference(words)
     if not period and not step and words[at] in _COMPARE_UP | _COMPARE_DOWN:
         return None  # "higher than 4": a threshold, not a change
-    by, percent, unit = _amount(words, numeric)
+    by, percent, unit = _amount(words, at, numeric)
     if numeric is not None and by is None:
         return None  # "drops below 5000": a threshold the field reaches
     said |= {words[at], unit} - {""}
@@ -141,12 +141,18 @@ def _reference(words: list[str]) -> tuple[bool, bool, set[str]]:
     return period, step, said
 
 
-def _amount(words: list[str], numeric: NumericCondition | None) -> tuple[float | None, bool, str]:
-    """The amount after "by" ("drop by more than 5%", "rose by 2 kg"), whether it is a
-    percentage, and the word of its unit (not a word of the metric)."""
-    if "by" not in words:
+def _amount(
+    words: list[str], at: int, numeric: NumericCondition | None
+) -> tuple[float | None, bool, str]:
+    """The amount after "by" ("drop by more than 5%", "rose by 2 kg") or right after the verb
+    ("fell more than 5%"), whether it is a percentage, and the word of its unit (not a word
+    of the metric)."""
+    if "by" in words:
+        start = words.index("by")
+    elif words[at] not in _COMPARE_UP | _COMPARE_DOWN and words[at + 1 : at + 2] == ["more"]:
+        start = at + 1
+    else:
         return None, False, ""
-    start = words.index("by")
     for i in range(start + 1, min(start + 5, len(words))):
         try:
             value = float(words[i].replace(",", ""))
