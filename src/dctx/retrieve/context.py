@@ -22,7 +22,7 @@ from dctx.retrieve.items import (
     predicate_met,
     result_items,
 )
-from dctx.retrieve.series import Move, change_met, period_moves, step_moves
+from dctx.retrieve.series import Move, change_met, period_moves, single_numbers, step_moves
 from dctx.text import (
     NOT_JSON,
     content_stems,
@@ -54,6 +54,7 @@ class RunContext:
     _numbers_seen: set[str] = field(default_factory=set)  # `number_keys`, of numbers[:_upto]
     _numbers_upto: int = 0
     _moves: dict[tuple[int, tuple[str, ...]], list[Move]] = field(default_factory=dict)
+    _singles: dict[tuple[int, tuple[str, ...]], dict[str, float]] = field(default_factory=dict)
     now: datetime | None = None  # what date windows are measured from (None: the clock)
     query_stems: set[str] = field(default_factory=set)
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
@@ -111,7 +112,11 @@ class RunContext:
         if latest and (not structured or structured[-1] != len(self.results) - 1):
             return []  # the latest result is not JSON
         if pred.change == "step":
-            return step_moves([self.results[i] for i in structured], list(key))
+            singles = self._singles
+            for i in structured:
+                if (i, key) not in singles:
+                    singles[(i, key)] = single_numbers(self.results[i], list(key))
+            return step_moves([singles[(i, key)] for i in structured])
         picked = structured[-1:] if latest else structured
         out: list[Move] = []
         for i in picked:

@@ -23,7 +23,7 @@ from typing import Any
 from dctx.models import Predicate
 from dctx.text import key_stems
 
-__all__ = ["Move", "change_met", "period_moves", "step_moves"]
+__all__ = ["Move", "change_met", "period_moves", "single_numbers", "step_moves"]
 
 MAX_NODES = 2000  # objects walked per result: a huge listing is sampled, not walked whole
 
@@ -108,20 +108,20 @@ def period_moves(data: Any, key: list[str]) -> list[Move]:
                 moves.extend(_list_moves(str(name), value, key))
     if isinstance(data, list):
         moves.extend(_list_moves("", data, key))
-    return moves
+    # an object's nested fields are read from it and from the nested object: one move each
+    unique = {(m.before, m.after, m.now.rsplit(".", 1)[-1]): m for m in reversed(moves)}
+    return list(reversed(unique.values()))
 
 
-def step_moves(results: list[Any], key: list[str]) -> list[Move]:
+def step_moves(fields: list[dict[str, float]]) -> list[Move]:
     """The metric's fields in the latest result against the same field in the latest earlier
-    result that has one (a field met once per result: a listing's many values are items, not
-    one measurement)."""
-    if len(results) < 2:
+    result that has one; `fields` holds each result's `single_numbers`, oldest first."""
+    if len(fields) < 2:
         return []
-    latest = _single_numbers(results[-1], key)
     moves: list[Move] = []
-    for path, after in latest.items():
-        for earlier in reversed(results[:-1]):
-            before = _single_numbers(earlier, key).get(path)
+    for path, after in fields[-1].items():
+        for earlier in reversed(fields[:-1]):
+            before = earlier.get(path)
             if before is not None:
                 moves.append(Move(before, after, f"earlier {path}", path))
                 break
@@ -147,13 +147,18 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
+_DEPTH = 3  # key path length of a metric's field read in one object ("margin.prior.fy")
+
+
 def _leaves(
     node: dict[str, Any], path: tuple[str, ...] = ()
 ) -> Iterator[tuple[tuple[str, ...], float]]:
-    """Numeric fields of an object, through nested objects (not lists), with their key path."""
+    """Numeric fields of an object, through nested objects (not lists) up to _DEPTH keys,
+    with their key path."""
     for name, value in node.items():
         if isinstance(value, dict):
-            yield from _leaves(value, (*path, str(name)))
+            if len(path) + 1 < _DEPTH:
+                yield from _leaves(value, (*path, str(name)))
         elif (number := _number(value)) is not None:
             yield (*path, str(name)), number
 
@@ -209,8 +214,6 @@ def _sibling_moves(node: dict[str, Any], key: list[str]) -> list[Move]:
     periods their other key words name; the latest two give a move."""
     scored: list[tuple[tuple[int, int], tuple[tuple[int, int, int], str, float]]] = []
     for path, value in _leaves(node):
-        if len(path) > 3:
-            continue
         words = _words(path)
         named = [w for w in words if names_metric(key, [w])]
         if not named:
@@ -255,9 +258,9 @@ def _list_moves(name: str, elements: list[Any], key: list[str]) -> list[Move]:
     return [Move(first[f], second[f], f"{name}[{was}].{f}", f"{name}[{now}].{f}") for f in fields]
 
 
-def _single_numbers(data: Any, key: list[str]) -> dict[str, float]:
+def single_numbers(data: Any, key: list[str]) -> dict[str, float]:
     """The metric's numeric fields met once in a result, by key path (list positions left
-    out)."""
+    out): a listing's many values are items, not one measurement to compare across steps."""
     found: dict[str, list[float]] = {}
     stack: list[tuple[Any, tuple[str, ...]]] = [(data, ())]
     seen = 0
