@@ -209,6 +209,7 @@ def test_explain_does_not_promise_a_free_text_fallback_for_a_negation() -> None:
         ("Under 4, also email the matron.", "same"),
         ("Ward 4 is different.", None),
         ("With 5 or more, log it.", None),
+        ("$4 or more: log it.", "other"),
     ],
 )
 def test_the_side_of_a_threshold_is_read_off_its_number(text: str, side: str | None) -> None:

@@ -79,7 +79,7 @@ def threshold_side(text: str, numeric: NumericCondition) -> Literal["same", "oth
     below = numeric.op in ("<", "<=")
     for i, token in enumerate(tokens):
         try:
-            said = float(token.rstrip("x%").replace(",", ""))
+            said = float(token.lstrip("$€£").rstrip("x%").replace(",", ""))
         except ValueError:
             continue
         if said != numeric.value:
