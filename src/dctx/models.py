@@ -157,7 +157,14 @@ class Predicate:
     to `flag` ("the account is on hold": `on_hold: true`), or a date field named by `key`
     whose distance from now meets `op number unit` ("an invoice older than 90 days":
     `invoice_date`). Where no result has such a field, a free-text condition is left to the
-    free-text match (retrieve/condition_match.py) and a threshold to its numeric fields."""
+    free-text match (retrieve/condition_match.py) and a threshold to its numeric fields.
+
+    A `change` predicate compares values of a numeric field named by `key`: the latest two
+    periods of a series in one result (`change="period"`: "deposits drop quarter on quarter"
+    over `deposits` beside `deposits_prior_q`, or a list of monthly items), or the field in
+    the latest result and in an earlier one of the run (`change="step"`: "the price went up
+    since the last check"). It holds when the value moved `direction` ("up" or "down"), by
+    more than `by` when one is stated (a percentage of the earlier value when `percent`)."""
 
     terms: list[str] = field(default_factory=list)  # stems naming the item ("pod")
     values: list[str] = field(default_factory=list)  # a field equals one of these (any case)
@@ -169,9 +176,23 @@ class Predicate:
     number: float | None = None
     unit: str = ""
     soft: bool = False  # untestable without the named field: free text judges instead
+    # a change between two values of the numeric field named by `key`: "period" (a series in
+    # one result) or "step" (two results of the run); `direction` "up" or "down"
+    change: str = ""
+    direction: str = ""
+    by: float | None = None  # the move must exceed this (None: any move that way)
+    percent: bool = False  # `by` is a percentage of the earlier value
 
     def describe(self) -> str:
         what = f"an item about {'/'.join(self.terms)}" if self.terms else "an item"
+        if self.change:
+            between = (
+                "between the latest two periods of a result"
+                if self.change == "period"
+                else "since an earlier result of the run"
+            )
+            amount = f" by more than {self.by:g}{'%' if self.percent else ''}" if self.by else ""
+            return f"a number named like {'/'.join(self.key)} {self.direction}{amount} {between}"
         if self.unit:
             span = f"{self.op} {self.number or 0:g} {self.unit}s"
             return f"a date field named like {'/'.join(self.key)} {span} from now"

@@ -11,11 +11,12 @@ import pytest
 
 from dctx.capture.condition_words import condition_keywords
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
-from dctx.compile.branches import negated_trigger, says_negated
+from dctx.compile.branches import negated_trigger, says_negated, threshold_side
 from dctx.compile.triggers import parse_trigger
 from dctx.inject.why import describe_trigger
 from dctx.memory import Memory
 from dctx.models import (
+    NumericCondition,
     Predicate,
     Rule,
     RuleSource,
@@ -198,3 +199,19 @@ def test_explain_does_not_promise_a_free_text_fallback_for_a_negation() -> None:
     )
     said = describe_trigger(rule)
     assert "that is false" in said and "where none has such a field" not in said
+
+
+@pytest.mark.parametrize(
+    ("text", "side"),
+    [
+        ("4 or more, just note it.", "other"),
+        ("At least 4: log it.", "other"),
+        ("Under 4, also email the matron.", "same"),
+        ("Ward 4 is different.", None),
+        ("With 5 or more, log it.", None),
+        ("$4 or more: log it.", "other"),
+    ],
+)
+def test_the_side_of_a_threshold_is_read_off_its_number(text: str, side: str | None) -> None:
+    fewer = NumericCondition(terms=["nurs"], op="<", value=4.0)
+    assert threshold_side(text, fewer) == side

@@ -18,13 +18,39 @@ from typing import Literal
 from dctx.models import NumericCondition, Predicate, Trigger
 from dctx.text import content_stems
 
-__all__ = ["negated_trigger", "says_negated"]
+__all__ = ["negated_trigger", "says_negated", "threshold_side"]
 
 # the words that negate what follows them ("doesn't need", "not on hold", "without a
 # permit", "no pets"): a closed grammatical class, as in compile/predicates.py
 _NEGATION = frozenset({"not", "no", "never", "nor", "without"})
 # how far after a negation its content word may come ("isn't on the waitlist")
 _REACH = 3
+
+# the comparatives that put a number's side ("3 or more", "under 10x", "at least 4"): a
+# closed class of English, read within a few words of the threshold's number
+_ABOVE = frozenset(
+    {
+        "more",
+        "above",
+        "over",
+        "higher",
+        "greater",
+        "larger",
+        "bigger",
+        "longer",
+        "older",
+        "least",
+        "plus",
+        "exceeds",
+        "exceed",
+        "up",
+        "+",
+    }
+)
+_BELOW = frozenset(
+    {"fewer", "less", "below", "under", "lower", "smaller", "shorter", "younger", "most"}
+)
+_SIDE_REACH = 3
 
 Op = Literal["<", "<=", ">", ">="]
 _COMPLEMENT: dict[str, Op] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
@@ -43,6 +69,26 @@ def says_negated(text: str, keywords: list[str]) -> bool:
         if after and after[0] in wanted:
             return True
     return False
+
+
+def threshold_side(text: str, numeric: NumericCondition) -> Literal["same", "other"] | None:
+    """Which side of `numeric`'s threshold `text` states: "fewer than 4 X: do A; 4 or more:
+    do B" says the threshold's number with a comparative of the other side ("other"), "under
+    4, also ..." the same side; None when the number is not said with a comparative."""
+    tokens = [t.strip(".,;:!?()\"'`").lower() for t in text.replace("+", " + ").split()]
+    below = numeric.op in ("<", "<=")
+    for i, token in enumerate(tokens):
+        try:
+            said = float(token.lstrip("$€£").rstrip("x%").replace(",", ""))
+        except ValueError:
+            continue
+        if said != numeric.value:
+            continue
+        near = tokens[max(0, i - _SIDE_REACH) : i] + tokens[i + 1 : i + 1 + _SIDE_REACH]
+        up, down = any(w in _ABOVE for w in near), any(w in _BELOW for w in near)
+        if up != down:
+            return "same" if down == below else "other"
+    return None
 
 
 def negated_trigger(trigger: Trigger) -> Trigger | None:

@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
 from dctx.capture.cues import ceases, prohibits, standing_cue
 from dctx.compile.behaviour import restate
-from dctx.compile.branches import negated_trigger, says_negated
+from dctx.compile.branches import negated_trigger, says_negated, threshold_side
 from dctx.compile.corrections import compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.phrasing import drop_preamble
@@ -290,10 +290,26 @@ def _branch_of(rule: Rule, conditioned: Rule | None, *, right_after: bool = Fals
     trigger when it has none, branches.py); said alike ("for those, also copy HR"), the same
     condition. A command right after the conditioned one that names nothing of it and says
     nothing of its own about when ("if the reading is flagged, hold the batch. call the
-    supplier and log the lot number") is the next step of the same case (`_next_step`)."""
-    if conditioned is None or rule.trigger.kind is not TriggerKind.QUERY:
+    supplier and log the lot number") is the next step of the same case (`_next_step`). A
+    threshold's branches are told apart by the side of its number they state ("fewer than 4
+    X: do A; 4 or more: do B"), whatever the later command was read as."""
+    if conditioned is None:
         return
     cond = conditioned.trigger
+    branchable = rule.trigger.kind in (TriggerKind.QUERY, TriggerKind.DATA)
+    if cond.numeric is not None and branchable and rule.trigger.numeric is None:
+        # "fewer than 4 bookings: call them; 4 or more: email": the threshold's number said
+        # on its other side is the other branch, whatever the command was read as
+        side = threshold_side(rule.text, cond.numeric)
+        if side == "same":
+            rule.trigger = copy.deepcopy(cond)
+            return
+        if side == "other":
+            if (negated := negated_trigger(cond)) is not None:
+                rule.trigger = negated
+            return
+    if rule.trigger.kind is not TriggerKind.QUERY:
+        return
     if not set(cond.keywords) & set(content_stems(rule.text, drop_generic=True)):
         if right_after and not standing_cue(rule.text):
             _next_step(rule, conditioned)

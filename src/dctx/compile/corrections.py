@@ -17,6 +17,7 @@ from dctx.capture.condition_words import Condition
 from dctx.capture.cues import ceases, is_directive
 from dctx.capture.subjects import generic_term, mask_names, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
+from dctx.compile.changes import as_change
 from dctx.compile.conditions import split_condition
 from dctx.compile.ellipsis import said_again
 from dctx.compile.phrasing import (
@@ -248,7 +249,12 @@ def _build_rule(
     ev: Evidence,
 ) -> Rule | None:
     ctx = signal.ctx
-    predicate = _predicate(cond)
+    change = as_change(cond) if cond is not None else None
+    predicate: Predicate | None
+    if change is not None:  # "if deposits drop quarter on quarter": two values compared
+        cond, predicate = change
+    else:
+        predicate = _predicate(cond)
     subject = _specific_subject(signal, main, cond)
     # "when a pod is in CrashLoopBackOff": a name that is a value of the predicate states the
     # state of a kind of item; it is neither the subject nor generalized away

@@ -14,6 +14,8 @@ A spec that names nothing checkable is a `ConfigError` that says what to write i
 
 from __future__ import annotations
 
+from dctx.capture.condition_words import condition_keywords
+from dctx.compile.changes import change_predicate
 from dctx.compile.conditions import condition_parts
 from dctx.compile.predicates import compile_predicate, date_window
 from dctx.errors import ConfigError
@@ -51,6 +53,10 @@ def data_trigger(condition: str) -> Trigger:
     predicate = compile_predicate(condition, keywords) if plain else None
     if numeric is not None:
         predicate = date_window(numeric)
+    change = None if excluded else change_predicate(condition, keywords, numeric)
+    if change is not None:  # "deposits drop quarter on quarter": two values compared
+        predicate, numeric = change, None
+        keywords = keywords or condition_keywords(condition)
     if not keywords and numeric is None and not excluded:
         raise ConfigError(
             f"data condition {condition!r} names nothing to check in tool data; name a field "

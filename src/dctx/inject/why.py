@@ -21,7 +21,7 @@ from dctx.models import Rule, RuleStatus, TriggerKind
 from dctx.providers.base import embed_query
 from dctx.retrieve.condition_match import ConditionModel, names_subject
 from dctx.retrieve.conflicts import Decision
-from dctx.retrieve.context import RunContext, data_condition_met
+from dctx.retrieve.context import RunContext, data_condition_met, judge_soft
 from dctx.retrieve.engine import Retriever
 from dctx.retrieve.items import judge
 
@@ -118,7 +118,7 @@ def free_text_condition(
     if (
         pred is not None
         and ctx.last_structured
-        and (not pred.soft or judge(pred, ctx.last_items).testable)
+        and (not pred.soft or judge_soft(pred, ctx, latest=True).testable)
     ):
         met = False  # a predicate is judged on the items of a JSON result that it can test
     hits = [k for k in trig.keywords if k in stems]
@@ -143,7 +143,7 @@ def condition_text(rule: Rule, ctx: RunContext) -> tuple[bool, str]:
         shown = ", ".join(seen) if seen else "no string field seen yet"
         return met, f"{'met' if met else 'not met'}: {shown}"
     if trig.predicate is not None and trig.predicate.soft:
-        verdict = judge(trig.predicate, ctx.items)
+        verdict = judge_soft(trig.predicate, ctx)
         if not verdict.testable:
             return met, (
                 f"not tested: no result has a field for {trig.predicate.describe()}; "
@@ -233,7 +233,7 @@ def check_point(
             )
             free, said = free_text_condition(rule, ctx, cosine, run.retriever.conditions)
             pred = rule.trigger.predicate
-            if pred is None or (pred.soft and not judge(pred, ctx.items).testable):
+            if pred is None or (pred.soft and not judge_soft(pred, ctx).testable):
                 check.eligible, check.condition = free, said
             elif free and dp > 0:
                 check.eligible, check.condition = True, said

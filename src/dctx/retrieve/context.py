@@ -11,9 +11,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from dctx.models import NumericCondition, Trigger
+from dctx.models import NumericCondition, Predicate, Trigger
 from dctx.retrieve.budget import PieceCounter, fit
-from dctx.retrieve.items import Item, date_keys, field_keys, judge, predicate_met, result_items
+from dctx.retrieve.items import (
+    Item,
+    Judgement,
+    date_keys,
+    field_keys,
+    judge,
+    predicate_met,
+    result_items,
+)
+from dctx.retrieve.series import Move, change_met, period_moves, single_numbers, step_moves
 from dctx.text import (
     NOT_JSON,
     content_stems,
@@ -40,6 +49,12 @@ class RunContext:
     _keys_upto: int = 0
     _dates_upto: int = 0
     _last_keys: set[str] | None = None  # `last_field_keys`, once asked for
+    # decoded JSON results, by step (None: not JSON): change predicates read their numbers
+    results: list[Any] = field(default_factory=list)
+    _numbers_seen: set[str] = field(default_factory=set)  # `number_keys`, of numbers[:_upto]
+    _numbers_upto: int = 0
+    _moves: dict[tuple[int, tuple[str, ...]], list[Move]] = field(default_factory=dict)
+    _singles: dict[tuple[int, tuple[str, ...]], dict[str, float]] = field(default_factory=dict)
     now: datetime | None = None  # what date windows are measured from (None: the clock)
     query_stems: set[str] = field(default_factory=set)
     last_structured: bool = False  # the latest result was JSON: predicates judge it, not cosine
@@ -80,6 +95,37 @@ class RunContext:
             self._dates_upto = len(self.items)
         return self._dates
 
+    @property
+    def number_keys(self) -> set[str]:
+        """Stems of the key paths of every numeric field so far (change predicates)."""
+        if self._numbers_upto < len(self.numbers):
+            for path, _ in self.numbers[self._numbers_upto :]:
+                self._numbers_seen |= path
+            self._numbers_upto = len(self.numbers)
+        return self._numbers_seen
+
+    def moves(self, pred: Predicate, *, latest: bool = False) -> list[Move]:
+        """The moves a change predicate compares: between periods of each result (of the
+        latest alone when `latest`), or since an earlier result; computed on first ask."""
+        key = tuple(pred.key)
+        structured = [i for i, r in enumerate(self.results) if r is not None]
+        if latest and (not structured or structured[-1] != len(self.results) - 1):
+            return []  # the latest result is not JSON
+        if pred.change == "step":
+            singles = self._singles
+            for i in structured:
+                if (i, key) not in singles:
+                    singles[(i, key)] = single_numbers(self.results[i], list(key))
+            return step_moves([singles[(i, key)] for i in structured])
+        picked = structured[-1:] if latest else structured
+        out: list[Move] = []
+        for i in picked:
+            found = self._moves.get((i, key))
+            if found is None:
+                found = self._moves[(i, key)] = period_moves(self.results[i], list(key))
+            out += found
+        return out
+
     def add_step(self, tool: str, arguments: dict[str, Any], result: str) -> str:
         """Record one tool call and its result; return the step's text. Each text is decoded
         once and read every way from there (this runs at every decision point)."""
@@ -98,6 +144,7 @@ class RunContext:
             elif len(value) <= 40:
                 self.strings.append((terms, value.strip()))
         self.last_structured = isinstance(data, dict | list)
+        self.results.append(data if self.last_structured else None)
         self.last_items = []
         if self.last_structured:
             called = frozenset(content_stems(called_text))
@@ -169,11 +216,29 @@ def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
         )
     if trigger.excluded:
         return _other_value_seen(trigger, ctx)
+    if trigger.predicate is not None and trigger.predicate.change:
+        return judge_change(trigger.predicate, ctx).met
     if trigger.predicate is not None:
         return predicate_met(trigger.predicate, ctx.items, ctx.query_stems)
     if not trigger.keywords:
         return False
     return all(k in ctx.stems for k in trigger.keywords)
+
+
+def judge_change(pred: Predicate, ctx: RunContext, *, latest: bool = False) -> Judgement:
+    """A change predicate on the run's results (the latest alone when `latest`): testable
+    when some move of the metric is read, met when one goes its way; the moves decide."""
+    moves = ctx.moves(pred, latest=latest)
+    met = [m for m in moves if change_met(pred, m)]
+    shown = tuple(m.show() for m in (met or moves)[:4])
+    return Judgement(bool(moves), bool(met), shown)
+
+
+def judge_soft(pred: Predicate, ctx: RunContext, *, latest: bool = False) -> Judgement:
+    """A soft predicate on the run's result items (the latest result's when `latest`)."""
+    if pred.change:
+        return judge_change(pred, ctx, latest=latest)
+    return judge(pred, ctx.last_items if latest else ctx.items, ctx.now)
 
 
 def _other_value_seen(trigger: Trigger, ctx: RunContext) -> bool:

@@ -19,7 +19,7 @@ from dctx.models import Rule, RuleStatus
 from dctx.providers.base import Embedder, Vector
 from dctx.retrieve.condition_match import ConditionModel, condition_model
 from dctx.retrieve.conflicts import Decision, decide, resolve_conflicts
-from dctx.retrieve.context import RunContext
+from dctx.retrieve.context import RunContext, judge_change
 from dctx.retrieve.fusion import rrf
 from dctx.retrieve.items import judge
 from dctx.retrieve.snapshot import VECTOR_DTYPE, Snapshot, View
@@ -280,6 +280,10 @@ def _tested_here(snap: Snapshot, slots: IntArray, ctx: RunContext) -> np.ndarray
     tested: np.ndarray = pack.predicate[slots].copy()
     for j in np.flatnonzero(pack.soft[slots]).tolist():
         slot = int(slots[j])
+        if pack.change[slot]:  # a change: tested where the latest result shows a move
+            pred = snap.rule(slot).trigger.predicate
+            tested[j] = pred is not None and judge_change(pred, ctx, latest=True).testable
+            continue
         if not any(names[t] in ctx.last_field_keys for t in pack.terms(slot).tolist()):
             tested[j] = False  # names no field of this result: free text judges it
             continue

@@ -21,6 +21,7 @@ from dctx.models import Rule, TriggerKind
 from dctx.retrieve.condition_match import Lexical
 from dctx.retrieve.context import RunContext, data_condition_met
 from dctx.retrieve.items import names_date
+from dctx.retrieve.series import names_metric
 from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import RuleChanges, RuleIndex
 from dctx.store.packed import KINDS, IntArray, PackedRules, kept_vectors, key_hash, vector_needs
@@ -331,7 +332,10 @@ class Snapshot:
         met: set[int] = set()
         full = list(view.data_other)
         for i, count in hits.items():
-            if pack.soft[i]:  # tested only on items with a field it names
+            if pack.change[i]:  # tested only where a number has a key it names
+                if names_metric((names[t] for t in pack.terms(i).tolist()), ctx.number_keys):
+                    full.append(i)
+            elif pack.soft[i]:  # tested only on items with a field it names
                 if any(names[t] in ctx.field_keys for t in pack.terms(i).tolist()):
                     full.append(i)
             elif pack.excluded[i] or pack.predicate[i]:

@@ -81,6 +81,8 @@ class PackedRules:
     predicate: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     # a soft predicate: tested where a result has the field it names, else free text judges
     soft: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
+    # a soft predicate over a change of a numeric field (tested where a number names it)
+    change: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     # a subject-scoped rule triggered by its subject's name (retrieve/condition_match.py)
     subject_named: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     num_op: npt.NDArray[np.int8] = field(default_factory=lambda: np.zeros(0, np.int8))
@@ -204,6 +206,7 @@ _PLAIN = (
     "excluded",
     "predicate",
     "soft",
+    "change",
     "subject_named",
     "num_op",
     "num_value",
@@ -221,7 +224,7 @@ class _Packer:
         self.flags = {name: array("b") for name in ("kind", "num_op")}
         self.bools = {
             name: array("b")
-            for name in ("conditional", "excluded", "predicate", "soft", "subject_named")
+            for name in ("conditional", "excluded", "predicate", "soft", "change", "subject_named")
         }
         self.num_value = array("d")
         self.kw_codes, self.kw_off = array("q"), array("q", [0])
@@ -280,6 +283,7 @@ class _Packer:
         predicate = trig.get("predicate")
         self.bools["predicate"].append(bool(predicate))
         self.bools["soft"].append(bool(predicate and predicate.get("soft")))
+        self.bools["change"].append(bool(predicate and predicate.get("change")))
         subject = row[_COL["subject"]]
         self.bools["subject_named"].append(subject is not None and trigger_text == subject)
         numeric = trig.get("numeric")
