@@ -215,3 +215,25 @@ def test_explain_does_not_promise_a_free_text_fallback_for_a_negation() -> None:
 def test_the_side_of_a_threshold_is_read_off_its_number(text: str, side: str | None) -> None:
     fewer = NumericCondition(terms=["nurs"], op="<", value=4.0)
     assert threshold_side(text, fewer) == side
+
+
+def test_a_threshold_said_without_its_subject_has_both_branches(tmp_path: Path) -> None:
+    # the compared thing is named only after the number ("fewer than 2 medics on the rota")
+    turn = (
+        "fewer than 2 medics on the rota, call the agency for cover. "
+        "2 or more, just note it in the handover sheet"
+    )
+    messages = [
+        {"role": "user", "content": "plan saturday's event cover"},
+        {"role": "assistant", "content": "Drafted the rota for Saturday."},
+        {"role": "user", "content": turn},
+    ]
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=_SureOf(turn)) as memory:
+        memory.capture(messages, actor="ana", skill="events", conversation_id="c1")
+        rules = {r.text: r for r in memory.rules(status=RuleStatus.ACTIVE)}
+    agency = next(r for t, r in rules.items() if "agency" in t)
+    handover = next(r for t, r in rules.items() if "handover" in t)
+    assert agency.trigger.numeric is not None and handover.trigger.numeric is not None
+    assert (agency.trigger.numeric.op, agency.trigger.numeric.value) == ("<", 2.0)
+    assert (handover.trigger.numeric.op, handover.trigger.numeric.value) == (">=", 2.0)
+    assert agency.trigger.numeric.terms == ["medic"]

@@ -231,3 +231,22 @@ def test_a_run_measures_date_windows_from_its_own_now(mem: Memory) -> None:
 def test_a_run_s_now_must_say_its_timezone(mem: Memory) -> None:
     with pytest.raises(ConfigError, match="timezone-aware"):
         mem.start(actor="rui", skill="venues", query="q", now=datetime(2026, 3, 10))
+
+
+@pytest.mark.parametrize(
+    ("condition", "terms", "op"),
+    [
+        ("fewer than 3 kilns firing", ["kiln"], "<"),
+        ("at least 10 pallets", ["pallet"], ">="),
+        ("more than 5 retries", ["retri"], ">"),
+    ],
+)
+def test_a_threshold_may_name_what_it_counts_only_after_its_number(
+    condition: str, terms: list[str], op: str
+) -> None:
+    parsed = parse_numeric(condition)
+    assert parsed is not None and (parsed.terms, parsed.op) == (terms, op)
+
+
+def test_a_bare_number_with_nothing_counted_is_no_threshold() -> None:
+    assert parse_numeric("under 12") is None  # nothing names the field it would test

@@ -56,8 +56,10 @@ _MONEY = re.compile(r"[$€£]|\b(usd|eur|gbp|dollars?|euros?|pounds?)\b", re.IG
 MONEY_TERMS = ("amount", "total", "price", "cost", "valu", "balanc", "fee", "charg")
 _DETERMINER = re.compile(r"^(the|a|an|this|that|these|those|any|every|each|all|our|your)\b", re.I)
 NUMERIC = re.compile(
-    r"(?P<terms>[a-z][a-z_ \-']{1,60}?)\s+(?:is|are|was|were|falls?|drops?|goes|gets|comes in|"
-    r"stays?|sits?|runs?)?\s*(?P<op>at or (?:above|over|below|under)|below|under|less than|"
+    # what is compared ("runway under 12 months"), or nothing: "fewer than 3 sensors online"
+    # names it after the number
+    r"(?:(?P<terms>[a-z][a-z_ \-']{1,60}?)\s+(?:is|are|was|were|falls?|drops?|goes|gets|comes in|"
+    r"stays?|sits?|runs?)?\s*|^\s*)(?P<op>at or (?:above|over|below|under)|below|under|less than|"
     r"lower than|fewer than|shorter than|younger than|newer than|"
     r"<=|<|above|over|more than|greater than|higher than|longer than|older than|exceeds?|>=|>|"
     r"at least|"
@@ -193,7 +195,7 @@ def parse_numeric(cond: str) -> NumericCondition | None:
     value = float(m.group("num").replace(",", ""))
     unit = (m.group("unit") or "").lower()
     value *= _SCALE.get(unit, 1.0)
-    terms = content_stems(m.group("terms"), drop_generic=True)
+    terms = content_stems(m.group("terms") or "", drop_generic=True)
     if m.group("after"):
         terms.extend(content_stems(m.group("after"), drop_generic=True))
     money = _MONEY.search(m.group(0)) is not None

@@ -296,7 +296,7 @@ def _branch_of(rule: Rule, conditioned: Rule | None, *, right_after: bool = Fals
     if conditioned is None:
         return
     cond = conditioned.trigger
-    branchable = rule.trigger.kind in (TriggerKind.QUERY, TriggerKind.DATA)
+    branchable = rule.trigger.kind in (TriggerKind.QUERY, TriggerKind.DATA, TriggerKind.ALWAYS)
     if cond.numeric is not None and branchable and rule.trigger.numeric is None:
         # "fewer than 4 bookings: call them; 4 or more: email": the threshold's number said
         # on its other side is the other branch, whatever the command was read as
