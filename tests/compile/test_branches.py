@@ -27,6 +27,7 @@ from dctx.models import (
     TriggerKind,
 )
 from dctx.retrieve.context import RunContext, data_condition_met
+from stub_reader import SureOf
 
 
 def _seen(result: object) -> RunContext:
@@ -150,28 +151,13 @@ UNSIGNED = (
 )
 
 
-class _SureOf:
-    """Reads `turn` as a sure standing correction, every other one as a task."""
-
-    id = "sure-of"
-
-    def __init__(self, turn: str) -> None:
-        self.turn = turn
-
-    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
-        return [
-            TurnVerdict(TurnKind.STANDING if t.text == self.turn else TurnKind.TASK, 0.99)
-            for t in turns
-        ]
-
-
 def test_a_negated_condition_gives_its_other_branch_the_positive_test(tmp_path: Path) -> None:
     messages = [
         {"role": "user", "content": "assign the volunteers for Saturday"},
         {"role": "assistant", "content": "Assigned everyone to the wall."},
         {"role": "user", "content": UNSIGNED},
     ]
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=_SureOf(UNSIGNED)) as memory:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(UNSIGNED)) as memory:
         memory.capture(messages, actor="kit", skill="rota", conversation_id="c1")
         flags = {
             r.text: r.trigger.predicate.flag
@@ -228,7 +214,7 @@ def test_a_threshold_said_without_its_subject_has_both_branches(tmp_path: Path) 
         {"role": "assistant", "content": "Drafted the rota for Saturday."},
         {"role": "user", "content": turn},
     ]
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=_SureOf(turn)) as memory:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
         memory.capture(messages, actor="ana", skill="events", conversation_id="c1")
         rules = {r.text: r for r in memory.rules(status=RuleStatus.ACTIVE)}
     agency = next(r for t, r in rules.items() if "agency" in t)

@@ -5,29 +5,13 @@ in the same turn, fires on the other side of the number."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
 from dctx.memory import Memory
 from dctx.models import RuleStatus
-
-
-class _SureOf:
-    """Reads `turn` as a sure standing correction, every other one as a task."""
-
-    id = "sure-of"
-
-    def __init__(self, turn: str) -> None:
-        self.turn = turn
-
-    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
-        return [
-            TurnVerdict(TurnKind.STANDING if t.text == self.turn else TurnKind.TASK, 0.99)
-            for t in turns
-        ]
+from stub_reader import SureOf
 
 
 def _delivered(memory: Memory, actor: str, skill: str, query: str, result: object) -> list[str]:
@@ -55,7 +39,7 @@ def test_a_period_change_fires_only_where_the_metric_moved_that_way(tmp_path: Pa
         ]
         return {"branch": "Tarn Road", "months": months}
 
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=_SureOf(LIBRARY)) as memory:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(LIBRARY)) as memory:
         memory.capture(messages, actor="noor", skill="libraries", conversation_id="c1")
         query = "review the Tarn Road branch"
         fell = _delivered(memory, "noor", "libraries", query, stats(310))
@@ -78,7 +62,7 @@ def test_the_second_branch_of_a_threshold_fires_on_its_side(
         {"role": "assistant", "content": "Ward 7 looks fine."},
         {"role": "user", "content": BRANCHES},
     ]
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=_SureOf(BRANCHES)) as memory:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(BRANCHES)) as memory:
         memory.capture(messages, actor="ada", skill="rota", conversation_id="c1")
         rules = sorted(r.text for r in memory.rules(status=RuleStatus.ACTIVE))
         said = _delivered(
