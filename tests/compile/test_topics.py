@@ -67,3 +67,11 @@ def test_framing_before_a_colon_is_not_made_a_topic_by_a_later_pronoun() -> None
         query="Send the rota to the volunteers.",
     )
     assert all(not t.startswith("Change of plan") for t in texts), texts
+
+
+def test_one_as_a_number_does_not_make_framing_a_topic() -> None:
+    texts = _texts(
+        "Heads up: one of the kilns runs hot, check its thermocouple before each firing",
+        query="Plan tomorrow's kiln schedules for the studio.",
+    )
+    assert all(not t.startswith("Heads up") for t in texts), texts

@@ -60,8 +60,16 @@ _ANAPHORS = frozenset("one ones them they these those".split())
 def _refers_to_head(tail: str) -> bool:
     """Does the first clause after the directive's own colon stand for its things by a
     pronoun? Then the head is its antecedent, a topic, whatever the conversation was about."""
-    first = re.split(r"[,.;!?]", tail, maxsplit=1)[0]
-    return any(w.lower() in _ANAPHORS for w in words(first))
+    said = [w.lower() for w in words(re.split(r"[,.;!?]", tail, maxsplit=1)[0])]
+    if not said:
+        return False
+    return any(
+        w in _ANAPHORS and not (w == "one" and nxt in _ONE_AS_NUMBER)  # "one of the pumps"
+        for w, nxt in zip(said, [*said[1:], ""], strict=True)
+    )
+
+
+_ONE_AS_NUMBER = frozenset("of more last other".split())
 
 
 def _head(signal: CorrectionSignal) -> str | None:
