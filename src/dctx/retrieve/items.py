@@ -69,11 +69,11 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
             elif isinstance(value, list):
                 lists.append((str(key), value))
             elif isinstance(value, bool):
-                fields.append(Field(str(key), _parts(own), value))
+                fields.append(Field(str(key), key_parts(own), value))
             elif isinstance(value, str) and len(value) <= _MAX_VALUE_CHARS:
                 values.add(value.strip().lower())
                 stems.update(content_stems(value))
-                fields.append(Field(str(key), _parts(own), value.strip().lower()))
+                fields.append(Field(str(key), key_parts(own), value.strip().lower()))
     about = context | keys | stems
     yield Item(
         frozenset(values), frozenset(keys), frozenset(about), record or not lists, tuple(fields)
@@ -84,7 +84,7 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
             yield from _walk(element, frozenset(inner), True)
 
 
-def _parts(stems: tuple[str, ...]) -> tuple[str, ...]:
+def key_parts(stems: tuple[str, ...]) -> tuple[str, ...]:
     """A key's word stems without the whole identifier ("requires_sponsorship" is two words)."""
     return tuple(s for s in stems if "_" not in s and "-" not in s) or stems
 
@@ -157,9 +157,10 @@ def date_keys(items: list[Item]) -> set[str]:
     return {s for it in items for f in it.fields if as_date(f.value) for s in f.stems}
 
 
-def names_date(key: Iterable[str], stems: Iterable[str]) -> bool:
-    """Does a date window's key name a date field with these key stems? Stems of one word
-    match, or one the other's start: "departs" (depart) names `departure` (departur)."""
+def names_key(key: Iterable[str], stems: Iterable[str]) -> bool:
+    """Does a predicate's key (a date window's, a change's metric) name a field with these
+    key stems? Stems of one word match, or one the other's start (4+ letters): "departs"
+    (depart) names `departure` (departur), "signup" names `signups_total`."""
     return any(
         k == s or (min(len(k), len(s)) >= 4 and (k.startswith(s) or s.startswith(k)))
         for k in key
@@ -172,7 +173,7 @@ def _judge_window(pred: Predicate, items: list[Item], now: datetime) -> Judgemen
     for it in items:
         for f in it.fields:
             when = as_date(f.value)
-            if when is None or not names_date(pred.key, f.stems):
+            if when is None or not names_key(pred.key, f.stems):
                 continue
             span = abs((now - when).total_seconds()) / seconds_in(pred.unit)
             tested.append((f, _compare(span, pred.op, pred.number or 0.0)))

@@ -16,11 +16,12 @@ neither, no move is read (nothing is assumed about the order of the keys).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from dctx.models import Predicate
+from dctx.retrieve.items import key_parts, names_key
 from dctx.text import key_stems
 
 __all__ = ["Move", "change_met", "period_moves", "single_numbers", "step_moves"]
@@ -76,19 +77,10 @@ def change_met(pred: Predicate, move: Move) -> bool:
     return delta > pred.by
 
 
-def names_metric(key: Iterable[str], stems: Iterable[str]) -> bool:
-    """A key's stems name the metric: one equal, or one the other's start (4+ letters)."""
-    return any(
-        k == s or (min(len(k), len(s)) >= 4 and (k.startswith(s) or s.startswith(k)))
-        for k in key
-        for s in stems
-    )
-
-
 def _score(key: list[str], words: list[str]) -> tuple[int, int]:
     """How many of the metric's stems a field's key words name, then how late the last of
     them comes in the metric's words (the head of a compound comes last: "loan renewals")."""
-    named = [i for i, k in enumerate(key) if names_metric([k], words)]
+    named = [i for i, k in enumerate(key) if names_key([k], words)]
     return len(named), (named[-1] + 1 if named else 0)
 
 
@@ -165,11 +157,7 @@ def _leaves(
 
 def _words(path: tuple[str, ...]) -> list[str]:
     """The word stems of a key path, without the whole identifiers (`deposits_prior_q`)."""
-    out: list[str] = []
-    for name in path:
-        stems = key_stems(name)
-        out += [s for s in stems if "_" not in s and "-" not in s] or list(stems)
-    return out
+    return [s for name in path for s in key_parts(key_stems(name))]
 
 
 def _rank(rest: list[str]) -> tuple[int, int, int] | None:
@@ -215,11 +203,11 @@ def _sibling_moves(node: dict[str, Any], key: list[str]) -> list[Move]:
     scored: list[tuple[tuple[int, int], tuple[tuple[int, int, int], str, float]]] = []
     for path, value in _leaves(node):
         words = _words(path)
-        named = [w for w in words if names_metric(key, [w])]
+        named = [w for w in words if names_key(key, [w])]
         if not named:
             continue
         rank = _rank([w for w in words if w not in named])
-        others = [n for n in path if not names_metric(key, _words((n,)))]
+        others = [n for n in path if not names_key(key, _words((n,)))]
         if rank is None and others and len(others) < len(path):
             rank = _rank(_words(tuple(others)))  # {"cider_output": {"q3": ..}}: the period key
         if rank is not None:
@@ -253,7 +241,7 @@ def _list_moves(name: str, elements: list[Any], key: list[str]) -> list[Move]:
     fields: list[str] = _best(
         [(_score(key, _words(tuple(f.split(".")))), f) for f in second if f in first]
     )
-    if not fields and name and names_metric(key, _words((name,))) and len(second) == 1:
+    if not fields and name and names_key(key, _words((name,))) and len(second) == 1:
         fields = [f for f in second if f in first]
     return [Move(first[f], second[f], f"{name}[{was}].{f}", f"{name}[{now}].{f}") for f in fields]
 
@@ -271,7 +259,7 @@ def single_numbers(data: Any, key: list[str]) -> dict[str, float]:
             for name, value in node.items():
                 here = (*path, str(name))
                 if (number := _number(value)) is not None:
-                    if names_metric(key, _words((str(name),))):
+                    if names_key(key, _words((str(name),))):
                         found.setdefault(".".join(here), []).append(number)
                 elif isinstance(value, dict | list):
                     stack.append((value, here))

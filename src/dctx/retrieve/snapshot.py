@@ -20,8 +20,7 @@ import numpy as np
 from dctx.models import Rule, TriggerKind
 from dctx.retrieve.condition_match import Lexical
 from dctx.retrieve.context import RunContext, data_condition_met
-from dctx.retrieve.items import names_date
-from dctx.retrieve.series import names_metric
+from dctx.retrieve.items import names_key
 from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import RuleChanges, RuleIndex
 from dctx.store.packed import KINDS, IntArray, PackedRules, kept_vectors, key_hash, vector_needs
@@ -333,7 +332,7 @@ class Snapshot:
         full = list(view.data_other)
         for i, count in hits.items():
             if pack.change[i]:  # tested only where a number has a key it names
-                if names_metric((names[t] for t in pack.terms(i).tolist()), ctx.number_keys):
+                if names_key((names[t] for t in pack.terms(i).tolist()), ctx.number_keys):
                     full.append(i)
             elif pack.soft[i]:  # tested only on items with a field it names
                 if any(names[t] in ctx.field_keys for t in pack.terms(i).tolist()):
@@ -346,7 +345,7 @@ class Snapshot:
             full += [
                 i
                 for i in view.data_dated
-                if names_date((names[t] for t in pack.terms(i).tolist()), ctx.date_keys)
+                if names_key((names[t] for t in pack.terms(i).tolist()), ctx.date_keys)
             ]
         if view.by_term and ctx.numbers:
             for path, value in ctx.numbers:
