@@ -7,9 +7,10 @@ numeric fields of JSON results for threshold triggers, and the tools called so f
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from dctx.models import NumericCondition, Predicate, Trigger
 from dctx.retrieve.budget import PieceCounter, fit
@@ -33,6 +34,27 @@ from dctx.text import (
     stem,
 )
 
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class _Grown:
+    """A set derived from a list that only grows, brought up to date when asked, from the
+    entries added since the last ask."""
+
+    seen: set[str] = field(default_factory=set)
+    upto: int = 0
+
+    def of(self, entries: list[T], derive: Callable[[list[T]], set[str]]) -> set[str]:
+        if self.upto < len(entries):
+            self.seen |= derive(entries[self.upto :])
+            self.upto = len(entries)
+        return self.seen
+
+
+def _path_stems(numbers: list[tuple[set[str], float]]) -> set[str]:
+    return set().union(*(path for path, _ in numbers))
+
 
 @dataclass(slots=True)
 class RunContext:
@@ -44,15 +66,12 @@ class RunContext:
     steps: list[str] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)  # objects of JSON results (predicates)
     last_items: list[Item] = field(default_factory=list)  # those of the latest result alone
-    _keys: set[str] = field(default_factory=set)  # `field_keys`, of items[:_keys_upto]
-    _dates: set[str] = field(default_factory=set)  # `date_keys`, of items[:_dates_upto]
-    _keys_upto: int = 0
-    _dates_upto: int = 0
+    _keys: _Grown = field(default_factory=_Grown)  # `field_keys`
+    _dates: _Grown = field(default_factory=_Grown)  # `date_keys`
     _last_keys: set[str] | None = None  # `last_field_keys`, once asked for
     # decoded JSON results, by step (None: not JSON): change predicates read their numbers
     results: list[Any] = field(default_factory=list)
-    _numbers_seen: set[str] = field(default_factory=set)  # `number_keys`, of numbers[:_upto]
-    _numbers_upto: int = 0
+    _number_keys: _Grown = field(default_factory=_Grown)  # `number_keys`
     _moves: dict[tuple[int, tuple[str, ...]], list[Move]] = field(default_factory=dict)
     _singles: dict[tuple[int, tuple[str, ...]], dict[str, float]] = field(default_factory=dict)
     now: datetime | None = None  # what date windows are measured from (None: the clock)
@@ -75,10 +94,7 @@ class RunContext:
     @property
     def field_keys(self) -> set[str]:
         """Stems of the keys of every result item's string and true/false fields so far."""
-        if self._keys_upto < len(self.items):
-            self._keys |= field_keys(self.items[self._keys_upto :])
-            self._keys_upto = len(self.items)
-        return self._keys
+        return self._keys.of(self.items, field_keys)
 
     @property
     def last_field_keys(self) -> set[str]:
@@ -90,19 +106,12 @@ class RunContext:
     @property
     def date_keys(self) -> set[str]:
         """Stems of the keys of every result item's date fields so far."""
-        if self._dates_upto < len(self.items):
-            self._dates |= date_keys(self.items[self._dates_upto :])
-            self._dates_upto = len(self.items)
-        return self._dates
+        return self._dates.of(self.items, date_keys)
 
     @property
     def number_keys(self) -> set[str]:
         """Stems of the key paths of every numeric field so far (change predicates)."""
-        if self._numbers_upto < len(self.numbers):
-            for path, _ in self.numbers[self._numbers_upto :]:
-                self._numbers_seen |= path
-            self._numbers_upto = len(self.numbers)
-        return self._numbers_seen
+        return self._number_keys.of(self.numbers, _path_stems)
 
     def moves(self, pred: Predicate, *, latest: bool = False) -> list[Move]:
         """The moves a change predicate compares: between periods of each result (of the
