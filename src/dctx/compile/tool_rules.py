@@ -208,7 +208,8 @@ def _passes_result(signal: ToolPatternSignal) -> str:
     value from a field of the prerequisite's result: the field is what to look for in it.
     Without that, ", and pass the identifier it returns as `company`" when the retry swapped a
     name for an id: the prerequisite exists to resolve that argument."""
-    for key, name in signal.result_fields.items():
+    if signal.result_fields:
+        key, name = next(iter(signal.result_fields.items()))  # the first argument it resolved
         if name == key:
             return f", and pass the `{key}` it returns"
         return f", and pass the `{name}` it returns as `{key}`"

@@ -5,7 +5,8 @@ Framing before a colon ("before I forget: ...", "two things for my reports: ..."
 from a rule's words (phrasing.drop_preamble), but a topic is not framing: without it "never
 create one yourself" says nothing. A head is read as a topic when it is a short phrase with no
 clause in it (no pronoun, auxiliary or command) and the conversation was about it (one of its
-words is in the request, the situation or the tools used), which framing words are not.
+words is in the request, the situation or the tools used), which framing words are not, or
+when a pronoun after the colon stands for it ("never create one yourself": one namespace).
 """
 
 from __future__ import annotations
