@@ -47,6 +47,25 @@ def test_class_qualifier_with_slash_and_no_comma() -> None:
     assert cond.main.startswith("always compute")
 
 
+@pytest.mark.parametrize(
+    ("directive", "cond_text"),
+    [
+        (
+            "For anything leaving the greenhouse, tag it with the bed number",
+            "anything leaving the greenhouse",
+        ),
+        ("For everything printed after noon, stamp the new date", "everything printed after noon"),
+    ],
+)
+def test_class_described_by_a_participle(directive: str, cond_text: str) -> None:
+    # a reduced relative clause ("anything [that is] leaving ...") names a class like a full one
+    cond = split_condition(directive, [])
+    assert cond is not None and cond.text == cond_text
+    participle = cond_text.split()[1]
+    # what it tests is the rest; the participle only relates the class to it
+    assert cond.keywords and not any(participle.startswith(k) for k in cond.keywords)
+
+
 def test_leading_condition_without_comma() -> None:
     cond = split_condition(
         "When the account status comes back suspended there's no point touching the order", []

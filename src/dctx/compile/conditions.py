@@ -43,13 +43,20 @@ _LEADING_NO_COMMA = re.compile(
     r"always|skip|use|send|route|escalate|flag|call|check)\b.+)$",
     re.IGNORECASE,
 )
+# "anything that pays a dividend", and reduced to a participle: "anything crossing a border",
+# "any orders shipped abroad"
 _RELATIVE_CLASS = re.compile(
     r"^(?:anything|everything|any(?:one| \w+)?|all \w+|those|ones|names|whatever)\s+"
-    r"(?:that|which|who|with|where)\b",
+    r"(?:that|which|who|with|where|[a-z]{3,}(?:ing|ed))\b",
     re.IGNORECASE,
 )
 # a short plural noun phrase names a kind of entity; possessives, quantifiers and deictics
 # ("my replies", "all of them", "these") name the output or everything, not a class
+_PARTICIPLE_CLASS = re.compile(
+    r"^((?:anything|everything|any(?:one| \w+)?|all \w+|those|ones|whatever)\s+)"
+    r"(?!that\b|which\b|who\b|with\b|where\b)[a-z]{3,}(?:ing|ed)\s+",
+    re.IGNORECASE,
+)
 _PLURAL_CLASS = re.compile(r"^(?:[\w/&'-]+\s+){0,3}[A-Za-z][\w/&-]*[a-z0-9]s$|^[A-Z]{2,}s$")
 _NOT_A_CLASS = re.compile(
     r"^(my|our|your|his|her|their|me|us|them|these|those|this|that|all|every|each|any|some|"
@@ -142,7 +149,9 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
             continue  # "only ticket once I've said which one": a step of the procedure
         if not leading and kw == "if" and _ASKS_WHETHER.search(main):
             continue  # "say if they clear 40": an embedded question, not a condition
-        keywords, numeric, excluded = condition_parts(cond)
+        # "anything flagged hazmat class 3": the participle relates the class to what it
+        # tests (the field is hazmat class, nothing is called "flagged")
+        keywords, numeric, excluded = condition_parts(_PARTICIPLE_CLASS.sub(r"\1 ", cond))
         if not keywords and numeric is None and not excluded:
             continue
         return Condition(
