@@ -11,7 +11,8 @@ totals."), the same words parse as a command when they are one: the clause's fir
 then a verb in its base form heading the sentence, while a noun that is the subject of a later
 verb ("Please display on the thermostat is flickering.") stays its subject.
 
-The pipeline loads once per process (about a second); each clause is parsed once and cached.
+The pipeline loads once per process (about a second); each clause is parsed once and cached
+(emptied by a forget: `forget_clauses`).
 """
 
 from __future__ import annotations
@@ -78,6 +79,11 @@ def opens_command(clause: str, known_verbs: frozenset[str] = frozenset()) -> boo
     if not (framed.tag_ == "VB" and framed.dep_ == "ROOT" and done_to):
         return False
     return nlp(text + ".")[0].dep_ not in _NOUN_PART
+
+
+def forget_clauses() -> None:
+    """Empty the cache of parsed clauses (the words of every turn read), after a forget."""
+    opens_command.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})

@@ -42,6 +42,7 @@ from dctx.compile.outcomes import DEFAULT_OUTCOMES, OutcomePolicy
 from dctx.compile.tool_reversals import apply_reversals, unsupported
 from dctx.compile.triggers import parse_trigger
 from dctx.errors import ConfigError, ConflictError, NotFoundError
+from dctx.grammar import forget_clauses
 from dctx.inject.run import Run, new_run_id
 from dctx.models import (
     DEFAULT_NAMESPACE,
@@ -939,12 +940,14 @@ class Memory:
 
     def _forget_cached_texts(self) -> None:
         """Nothing in this process stays keyed by forgotten words: the embedders' caches (the
-        turn reader's too: it caches every turn it read) and the word caches."""
+        turn reader's too: it caches every turn it read), the word caches and the parsed
+        clauses."""
         forget_texts(self.embedder)
         reader_embedder = getattr(self.reader or default_reader(), "embedder", None)
         if isinstance(reader_embedder, Embedder):
             forget_texts(reader_embedder)
         forget_words()
+        forget_clauses()
 
     def _live(self, namespace: str) -> list[Rule]:
         return self.store.list_rules(

@@ -1,5 +1,6 @@
 """After `forget_actor`, no in-process cache keyed by text still holds the forgotten actor's
-words: the stem cache, the hashing embedder's feature cache, MiniLM's query cache."""
+words: the stem cache, the hashing embedder's feature cache, MiniLM's query cache, the parsed
+clauses."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dctx.capture.reading.default import default_reader
+from dctx.grammar import opens_command
 from dctx.memory import Memory
 from dctx.providers import hashing
 from dctx.providers.base import Embedder
@@ -26,9 +28,11 @@ def test_word_caches_are_emptied(tmp_path: Path) -> None:
     mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder="hashing", embed_nodes=True)
     mem.capture(SAID, actor="xenia", skill="fa", conversation_id="x1")
     assert stem.cache_info().currsize and hashing._bucket.cache_info().currsize
+    assert opens_command.cache_info().currsize  # "show revenue in EUR" was parsed
     mem.forget_actor("xenia")
     assert stem.cache_info().currsize == 0
     assert hashing._bucket.cache_info().currsize == 0
+    assert opens_command.cache_info().currsize == 0
     mem.close()
 
 
