@@ -79,12 +79,18 @@ def find_corrections(
     chain = 0
     seen_assistant = False
     said_before = ""  # the last directives of the chain: what an elliptical turn says again
+    asked = ""  # the last user turn that asked for something, until the agent acts on it
     own_words = {m.index: t.text for m, t in turns}
     for msg in session.messages:
         if msg.role == "system":
             continue
         if msg.role == "assistant":
             seen_assistant = True
+            if msg.tool_calls and asked and asked != query:
+                # the agent acts on the last request: a correction of that action is about it
+                # ("put billing-ui 2.2.4 on it", then "image refs: digest, not tag")
+                query = asked
+                tracker.observe_text(asked)
             for call in msg.tool_calls:
                 tracker.observe_call(call.name, call.arguments)
                 tools_seen.append(call.name)
@@ -103,6 +109,8 @@ def find_corrections(
             tracker.observe_text(text)
         if verdict is None or not text:
             continue
+        # a request the agent may act on next; a lasting turn is no request of its own
+        asked = text if verdict.p_lasting < admit.candidate else ""
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         if seen_assistant and verdict.kind is TurnKind.TASK:
             # a new task in a long session: later corrections are about this request, so it is
