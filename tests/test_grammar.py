@@ -84,3 +84,16 @@ def test_an_unlisted_command_is_a_directive_only_when_it_says_when_it_holds() ->
         classify_sentence("When a tray comes out cracked, photograph it for the supplier.")
         is SentenceKind.DIRECTIVE
     )
+
+
+def test_weights_other_than_the_tested_ones_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dctx import grammar
+    from dctx.errors import ConfigError
+
+    monkeypatch.setitem(grammar._WEIGHTS, "parser", "0" * 64)
+    grammar._pipeline.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match="is not the parser dctx was tested with"):
+            grammar._pipeline()
+    finally:
+        grammar._pipeline.cache_clear()  # the next caller loads the real weights again

