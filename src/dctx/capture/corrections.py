@@ -109,9 +109,9 @@ def find_corrections(
             tracker.observe_text(text)
         if verdict is None or not text:
             continue
+        verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
         asked = text if verdict.p_lasting < admit.candidate else ""
-        verdict = _overrule(classifier, verdict, previous_output, text, admit)
         if seen_assistant and verdict.kind is TurnKind.TASK:
             # a new task in a long session: later corrections are about this request, so it is
             # their situation, not the session's opening line

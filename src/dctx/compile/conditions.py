@@ -50,13 +50,15 @@ _RELATIVE_CLASS = re.compile(
     r"(?:that|which|who|with|where|[a-z]{3,}(?:ing|ed))\b",
     re.IGNORECASE,
 )
-# a short plural noun phrase names a kind of entity; possessives, quantifiers and deictics
-# ("my replies", "all of them", "these") name the output or everything, not a class
+# the participle of a reduced relative ("anything flagged hazmat class 3"), taken off the words
+# the condition tests
 _PARTICIPLE_CLASS = re.compile(
     r"^((?:anything|everything|any(?:one| \w+)?|all \w+|those|ones|whatever)\s+)"
     r"(?!that\b|which\b|who\b|with\b|where\b)[a-z]{3,}(?:ing|ed)\s+",
     re.IGNORECASE,
 )
+# a short plural noun phrase names a kind of entity; possessives, quantifiers and deictics
+# ("my replies", "all of them", "these") name the output or everything, not a class
 _PLURAL_CLASS = re.compile(r"^(?:[\w/&'-]+\s+){0,3}[A-Za-z][\w/&-]*[a-z0-9]s$|^[A-Z]{2,}s$")
 _NOT_A_CLASS = re.compile(
     r"^(my|our|your|his|her|their|me|us|them|these|those|this|that|all|every|each|any|some|"
