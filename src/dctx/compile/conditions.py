@@ -43,20 +43,17 @@ _LEADING_NO_COMMA = re.compile(
     r"always|skip|use|send|route|escalate|flag|call|check)\b.+)$",
     re.IGNORECASE,
 )
+# the words that open a class described by a clause after them ("anything", "all invoices")
+_CLASS_HEAD = r"(?:anything|everything|any(?:one| \w+)?|all \w+|those|ones|whatever)"
+_PARTICIPLE = r"[a-z]{3,}(?:ing|ed)"
 # "anything that pays a dividend", and reduced to a participle: "anything crossing a border",
 # "any orders shipped abroad"
 _RELATIVE_CLASS = re.compile(
-    r"^(?:anything|everything|any(?:one| \w+)?|all \w+|those|ones|names|whatever)\s+"
-    r"(?:that|which|who|with|where|[a-z]{3,}(?:ing|ed))\b",
-    re.IGNORECASE,
+    rf"^(?:{_CLASS_HEAD}|names)\s+(?:that|which|who|with|where|{_PARTICIPLE})\b", re.IGNORECASE
 )
 # the participle of a reduced relative ("anything flagged hazmat class 3"), taken off the words
 # the condition tests
-_PARTICIPLE_CLASS = re.compile(
-    r"^((?:anything|everything|any(?:one| \w+)?|all \w+|those|ones|whatever)\s+)"
-    r"(?!that\b|which\b|who\b|with\b|where\b)[a-z]{3,}(?:ing|ed)\s+",
-    re.IGNORECASE,
-)
+_PARTICIPLE_CLASS = re.compile(rf"^({_CLASS_HEAD}\s+){_PARTICIPLE}\s+", re.IGNORECASE)
 # a short plural noun phrase names a kind of entity; possessives, quantifiers and deictics
 # ("my replies", "all of them", "these") name the output or everything, not a class
 _PLURAL_CLASS = re.compile(r"^(?:[\w/&'-]+\s+){0,3}[A-Za-z][\w/&-]*[a-z0-9]s$|^[A-Z]{2,}s$")
