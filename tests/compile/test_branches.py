@@ -27,7 +27,7 @@ from dctx.models import (
     TriggerKind,
 )
 from dctx.retrieve.context import RunContext, data_condition_met
-from stub_reader import SureOf
+from one_turn import active_rules
 
 
 def _seen(result: object) -> RunContext:
@@ -152,18 +152,15 @@ UNSIGNED = (
 
 
 def test_a_negated_condition_gives_its_other_branch_the_positive_test(tmp_path: Path) -> None:
-    messages = [
-        {"role": "user", "content": "assign the volunteers for Saturday"},
-        {"role": "assistant", "content": "Assigned everyone to the wall."},
-        {"role": "user", "content": UNSIGNED},
-    ]
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(UNSIGNED)) as memory:
-        memory.capture(messages, actor="kit", skill="rota", conversation_id="c1")
-        flags = {
-            r.text: r.trigger.predicate.flag
-            for r in memory.rules(status=RuleStatus.ACTIVE)
-            if r.trigger.predicate is not None
-        }
+    rules = active_rules(
+        tmp_path,
+        UNSIGNED,
+        task="assign the volunteers for Saturday",
+        reply="Assigned everyone to the wall.",
+        actor="kit",
+        skill="rota",
+    )
+    flags = {r.text: r.trigger.predicate.flag for r in rules if r.trigger.predicate is not None}
     assert flags == {
         "If a volunteer's record says they haven't signed the waiver, keep them off the "
         "climbing wall.": False,
@@ -209,14 +206,15 @@ def test_a_threshold_said_without_its_subject_has_both_branches(tmp_path: Path) 
         "fewer than 2 medics on the rota, call the agency for cover. "
         "2 or more, just note it in the handover sheet"
     )
-    messages = [
-        {"role": "user", "content": "plan saturday's event cover"},
-        {"role": "assistant", "content": "Drafted the rota for Saturday."},
-        {"role": "user", "content": turn},
-    ]
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
-        memory.capture(messages, actor="ana", skill="events", conversation_id="c1")
-        rules = {r.text: r for r in memory.rules(status=RuleStatus.ACTIVE)}
+    said = active_rules(
+        tmp_path,
+        turn,
+        task="plan saturday's event cover",
+        reply="Drafted the rota for Saturday.",
+        actor="ana",
+        skill="events",
+    )
+    rules = {r.text: r for r in said}
     agency = next(r for t, r in rules.items() if "agency" in t)
     handover = next(r for t, r in rules.items() if "handover" in t)
     assert agency.trigger.numeric is not None and handover.trigger.numeric is not None

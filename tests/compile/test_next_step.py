@@ -6,23 +6,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dctx.memory import Memory
-from dctx.models import Rule, RuleStatus, TriggerKind
-from stub_reader import SureOf
+from dctx.models import Rule, TriggerKind
+from one_turn import active_rules
 
 COND = "if the delivery note says DAMAGED, reject the pallet."
 STEP = "take a photo of the wrapping and email the carrier."
 
 
 def _rules(tmp_path: Path, turn: str) -> dict[str, Rule]:
-    messages = [
-        {"role": "user", "content": "check in this morning's deliveries at dock 3"},
-        {"role": "assistant", "content": "Checked in four pallets; one note said DAMAGED."},
-        {"role": "user", "content": turn},
-    ]
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
-        memory.capture(messages, actor="ana", skill="goods_in", conversation_id="c1")
-        return {r.text: r for r in memory.rules(status=RuleStatus.ACTIVE)}
+    said = active_rules(
+        tmp_path,
+        turn,
+        task="check in this morning's deliveries at dock 3",
+        reply="Checked in four pallets; one note said DAMAGED.",
+        actor="ana",
+        skill="goods_in",
+    )
+    return {r.text: r for r in said}
 
 
 def _with(rules: dict[str, Rule], words: str) -> Rule:

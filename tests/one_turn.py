@@ -1,0 +1,24 @@
+"""One correcting turn after a small exchange, captured into a fresh memory, and the active
+rules it leaves. The stub reader is sure of that turn, so a test decides what is a correction
+and checks what compile makes of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dctx.memory import Memory
+from dctx.models import Rule, RuleStatus
+from stub_reader import SureOf
+
+
+def active_rules(
+    tmp_path: Path, turn: str, *, task: str, reply: str, actor: str, skill: str
+) -> list[Rule]:
+    messages = [
+        {"role": "user", "content": task},
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": turn},
+    ]
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
+        memory.capture(messages, actor=actor, skill=skill, conversation_id="c1")
+        return memory.rules(status=RuleStatus.ACTIVE)
