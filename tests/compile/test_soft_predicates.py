@@ -143,7 +143,7 @@ def test_a_tested_state_decides_and_an_untested_one_falls_back(mem: Memory) -> N
     assert mem.rule(rule_id).trigger.predicate == Predicate(
         key=["hall", "doubl", "book"], flag=True, soft=True
     )
-    run = mem.start(actor="rui", skill="venues", query="book the hall on Friday")
+    run = mem.start(actor="rui", skill="venues", query="book the chess club in for Friday")
     assert rule_id not in {r for u in run.units for r in u.rule_ids}
     clash = {"hall": "Main", "double_booked": False, "slots": 3}
     assert not run.observe({"name": "get_hall", "arguments": {}}, json.dumps(clash))
@@ -157,7 +157,7 @@ def test_explain_shows_the_predicate_and_the_field_that_decided(mem: Memory) -> 
     result = json.dumps({"hall": "Main", "double_booked": True})
     out = mem.explain(
         rule_id,
-        query="book the hall on Friday",
+        query="book the chess club in for Friday",
         actor="rui",
         skill="venues",
         steps=[({"name": "get_hall", "arguments": {}}, result)],
@@ -250,3 +250,17 @@ def test_a_threshold_may_name_what_it_counts_only_after_its_number(
 
 def test_a_bare_number_with_nothing_counted_is_no_threshold() -> None:
     assert parse_numeric("under 12") is None  # nothing names the field it would test
+
+
+@pytest.mark.parametrize(
+    ("status", "met"),
+    [("ON_HOLD", True), ("on hold", True), ("active", False), ("closed", False)],
+)
+def test_a_state_in_words_is_tested_on_a_status_field(status: str, met: bool) -> None:
+    # no true/false field says "on hold": the status field does, in words
+    trig = parse_trigger("data: the membership is on hold")
+    assert trig.predicate is not None and trig.predicate.flag is True
+    ctx = _seen({"member": "M-17", "status": status})
+    judged = judge(trig.predicate, ctx.items)
+    assert judged.testable and judged.met is met
+    assert data_condition_met(trig, ctx) is met

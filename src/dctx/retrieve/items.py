@@ -137,8 +137,33 @@ def judge(pred: Predicate, items: list[Item], now: datetime | None = None) -> Ju
             continue
         for f in _named_fields(pred, it):
             tested.append((f, _holds(pred, f)))
+    if pred.flag is not None and not tested:
+        tested = _state_fields(pred, items)
     shown = tuple(f"{f.key}={_show(f.value)}" for f, _ in tested[:6])
     return Judgement(bool(tested), any(ok for _, ok in tested), shown)
+
+
+# keys of a field that holds an item's state in words: `status: "overdue"`, `state: "on_hold"`
+STATE_KEYS = frozenset(s for k in ("status", "state") for s in key_stems(k))
+
+
+def _state_fields(pred: Predicate, items: list[Item]) -> list[tuple[Field, bool]]:
+    """A state said in words ("an invoice is overdue", "the account is on hold") that no
+    true/false field names is tested on the items' status fields: it holds where the status
+    says only what the condition says (`status: "overdue"`), not where it says another state
+    (`status: "draft"`)."""
+    key = set(pred.key)
+    tested: list[tuple[Field, bool]] = []
+    for it in items:
+        if not set(pred.terms) <= it.about:
+            continue
+        for f in it.fields:
+            if not isinstance(f.value, str) or not STATE_KEYS & set(f.stems):
+                continue
+            said = set(content_stems(_norm(f.value)))
+            if said:
+                tested.append((f, (said <= key) is pred.flag))
+    return tested
 
 
 def as_date(value: str | bool) -> datetime | None:
