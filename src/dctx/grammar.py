@@ -104,12 +104,41 @@ def opens_command(clause: str, known_verbs: frozenset[str] = frozenset()) -> boo
     return nlp(text + ".")[0].dep_ not in _NOUN_PART
 
 
+@functools.lru_cache(maxsize=_CACHE)
+def says_when(sentence: str) -> bool:
+    """Does the sentence say to what class of cases, or when, it applies: a universal
+    determiner or pronoun ("before you send any offer", "end every brief with ...",
+    "anything over $200 needs ..."), or a clause of condition or time attached to a verb
+    ("when an account is suspended, escalate ...", "open the ticket before you message
+    them")? Not: "send the offer to Priya", "use the old template for her"."""
+    for token in _pipeline()(" ".join(_WORD.findall(sentence)[: 2 * _MAX_WORDS])):
+        word = token.lower_
+        if word in _UNIVERSAL_PRONOUNS:
+            return True
+        if word in _UNIVERSAL_DETERMINERS and token.dep_ in ("det", "predet"):
+            return True
+        if (
+            word in _CASE_MARKERS
+            and token.dep_ in ("mark", "advmod")
+            and token.head.dep_ == "advcl"
+        ):
+            return True
+    return False
+
+
 def forget_clauses() -> None:
-    """Empty the cache of parsed clauses (the words of every turn read), after a forget."""
+    """Empty the caches of parsed clauses (the words of every turn read), after a forget."""
     opens_command.cache_clear()
+    says_when.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})
+_UNIVERSAL_DETERMINERS = frozenset({"any", "every", "each", "all"})
+_UNIVERSAL_PRONOUNS = frozenset(
+    "anything everything anyone everyone anybody everybody whatever whoever".split()
+)
+# words that open a clause of condition or time: "if it's above the max", "before you send"
+_CASE_MARKERS = frozenset({"when", "whenever", "if", "unless", "once", "before", "after"})
 _SUBJECT = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 # the first word modifies a noun after it: "serif fonts", "title case", "invoice numbers"
 _NOUN_PART = frozenset({"compound", "amod", "poss", "nmod", "det", "nummod"})

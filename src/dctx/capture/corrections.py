@@ -18,6 +18,7 @@ from dctx.capture.base import (
     CorrectionSignal,
     session_context,
 )
+from dctx.capture.conduct import about_conduct, tool_nouns
 from dctx.capture.cues import (
     _CLAUSE_SPLIT,
     _LEAD_CONDITION,
@@ -109,6 +110,10 @@ def find_corrections(
             tracker.observe_text(text)
         if verdict is None or not text:
             continue
+        if verdict.p_lasting < admit.active and verdict.kind is not TurnKind.WITHDRAWAL:
+            verdict = _about_conduct(
+                verdict, text, tools_seen, admit, first_turn=not seen_assistant
+            )
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
         asked = text if verdict.p_lasting < admit.candidate else ""
@@ -195,6 +200,22 @@ def _spell_out_fragments(
             decided[index] = verdict
             out[index] = turn.text
     return out
+
+
+def _about_conduct(
+    verdict: TurnVerdict,
+    text: str,
+    tools_seen: list[str],
+    admit: ReadingBands,
+    *,
+    first_turn: bool,
+) -> TurnVerdict:
+    """A turn that tells the agent, in general terms, how to work with what its tools act on
+    (capture/conduct.py) is a standing correction, as the reader's surest band would admit."""
+    if not about_conduct(text, tool_nouns(tools_seen), first_turn=first_turn):
+        return verdict
+    probs = dict(verdict.probs)
+    return TurnVerdict(TurnKind.STANDING, max(admit.active, verdict.p_lasting), probs, by="conduct")
 
 
 # how sure the reader must be to take a turn in which the cues find no directive sentence

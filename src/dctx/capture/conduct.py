@@ -1,0 +1,79 @@
+"""Whether a correction is about how the agent uses its own tools.
+
+The turn reader learned from coding sessions, where a user's "when X, do Y" mostly specifies
+the program being written ("when audio is displayed, show the transcript"): there a general
+instruction is usually a task, and the reader rightly doubts one said once inside a longer,
+polite turn. An agent with tools of its own domain is told how to use them: "before you send
+any offer, pull the req and check the band" after it called `get_req` and `send_offer`. A
+directive that says to what cases it applies (`dctx.grammar.says_when`) and names what
+the agent's tools in this session act on is about the agent's conduct, not this task's
+product; such a turn is admitted as a standing correction even where the reader doubts it.
+
+Only the agent's own tool calls name the tools (never text inside a result, which is data),
+and a configured LLM classifier still decides the turn (capture/corrections.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from dctx.capture.cues import SentenceKind, classify_sentence, standing_cue
+from dctx.capture.verbs import IMPERATIVE_VERBS
+from dctx.grammar import opens_command, says_when
+from dctx.text import sentences
+
+_NAME_PART = re.compile(r"[A-Za-z]+")
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+_WORD = re.compile(r"[A-Za-z]+")
+_MIN_CHARS = 3  # "req", "kb" is too short to name anything reliably
+_STEM_CHARS = 6
+# words of tool names that name no object of the domain: `get_user_details`, `mcp__x__list`
+_GENERIC = frozenset(
+    "api by data details detail for from get id ids info information mcp new of tool tools "
+    "the to with".split()
+)
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    if len(w) > _MIN_CHARS and w.endswith("s"):
+        w = w[:-1]
+    return w[:_STEM_CHARS]
+
+
+def tool_nouns(tool_names: Iterable[str]) -> frozenset[str]:
+    """Stems of what the named tools act on: `send_offer` -> offer, `renew_loan` -> loan,
+    `createTicket` -> ticket, `TodoWrite` -> todo. The verb of a name names no object, and a
+    one-word name (`Read`, `Bash`) is a general-purpose tool that names none."""
+    out: set[str] = set()
+    for name in tool_names:
+        tool = name.rsplit("__", 1)[-1]  # an MCP tool: mcp__<server>__<tool>
+        words = [w.lower() for w in _NAME_PART.findall(_CAMEL.sub(r"\1 \2", tool))]
+        if len(words) < 2:
+            continue
+        if words[0] in IMPERATIVE_VERBS:
+            words = words[1:]  # "get_req", "send_offer"
+        elif words[-1] in IMPERATIVE_VERBS:
+            words = words[:-1]  # "TodoWrite", "WebFetch"
+        elif opens_command(f"{words[0]} the {' '.join(words[1:])}"):
+            words = words[1:]  # "renew_loan": a verb no list holds, and its object
+        stems = (_stem(w) for w in words if len(w) >= _MIN_CHARS)
+        out.update(stem for stem in stems if stem not in _GENERIC)  # "news" is not "new"
+    return frozenset(out)
+
+
+def about_conduct(text: str, nouns: frozenset[str], *, first_turn: bool = False) -> bool:
+    """Does a sentence of the turn tell the agent, in general terms, how to work with what its
+    tools act on: a directive (not a question) that says to what cases it applies and names
+    one of `nouns`?"""
+    if not nouns or first_turn:
+        return False
+    for sentence in sentences(text):
+        if "?" in sentence or classify_sentence(sentence) is not SentenceKind.DIRECTIVE:
+            continue
+        if not nouns.intersection(_stem(w) for w in _WORD.findall(sentence)):
+            continue
+        if standing_cue(sentence) or says_when(sentence):
+            return True
+    return False

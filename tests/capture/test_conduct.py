@@ -1,0 +1,131 @@
+"""A general instruction about what the agent's own tools act on is a standing correction,
+even where the turn reader doubts it (capture/conduct.py).
+
+Sentences written for this test in domains no benchmark uses (a pet-boarding kennel, a
+lending library), so that they check the mechanism and not a scenario's wording.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from dctx.capture.conduct import about_conduct, tool_nouns
+from dctx.capture.corrections import find_corrections
+from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
+from dctx.capture.reading.default import bands_for, default_reader
+from dctx.capture.turns import user_turn_inputs
+from dctx.grammar import says_when
+from dctx.memory import Memory
+from dctx.models import Message, RuleStatus, Session, ToolCall
+
+RULE = (
+    "ugh, that one went out with 5 nights, she was only here for 4. I will call them. before "
+    "you send any invoice, pull the booking and check the nights match what it says there."
+)
+
+
+class Doubts:
+    """Reads every turn as a one-off fix it is almost sure of: as the learned reader reads a
+    correction said once inside a longer, polite turn."""
+
+    id = "doubting-reader"
+
+    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
+        return [TurnVerdict(TurnKind.ONE_OFF, 0.02, by=self.id) for _ in turns]
+
+
+def _session(turn: str, *, calls: bool = True) -> Session:
+    get = ToolCall(id="c1", name="get_booking", arguments={"booking_id": "BK-204"})
+    send = ToolCall(id="c2", name="send_invoice", arguments={"booking_id": "BK-204"})
+    messages = [Message(0, "user", "Invoice the Hendersons for Biscuit's stay.")]
+    if calls:
+        messages += [
+            Message(1, "assistant", "", tool_calls=[get]),
+            Message(2, "tool", '{"nights": 4}', tool_call_id="c1", tool_name="get_booking"),
+            Message(3, "assistant", "", tool_calls=[send]),
+            Message(4, "tool", '{"sent": true}', tool_call_id="c2", tool_name="send_invoice"),
+        ]
+    messages += [
+        Message(len(messages), "assistant", "Sent the invoice for 5 nights."),
+        Message(len(messages) + 1, "user", turn),
+    ]
+    return Session("s1", messages, actor="ana", skill="front_desk")
+
+
+@pytest.mark.parametrize(
+    ("names", "nouns"),
+    [
+        (["get_booking", "send_invoice"], {"bookin", "invoic"}),
+        (["createTicket", "TodoWrite"], {"ticket", "todo"}),
+        (["Read", "Bash"], set()),  # one-word tools of a general-purpose agent
+        (["mcp__library__renew_loan"], {"loan"}),  # the tool of an MCP name, not its server
+        (["get_user_details"], {"user"}),
+    ],
+)
+def test_tool_names_give_what_the_tools_act_on(names: list[str], nouns: set[str]) -> None:
+    assert tool_nouns(names) == nouns
+
+
+@pytest.mark.parametrize(
+    ("sentence", "general"),
+    [
+        ("Before you send any invoice, pull the booking.", True),
+        ("When a dog arrives without papers, call the owner first.", True),
+        ("Weigh every cat at check-in.", True),
+        ("Anything over three nights needs a deposit.", True),
+        ("Send the invoice to the Hendersons.", False),
+        ("Use the blue form for her.", False),
+    ],
+)
+def test_says_when_reads_a_class_or_a_case(sentence: str, general: bool) -> None:
+    assert says_when(sentence) is general
+
+
+def test_a_general_directive_naming_a_tool_object_is_conduct() -> None:
+    nouns = tool_nouns(["get_booking", "send_invoice"])
+    assert about_conduct(RULE, nouns)
+    # about this one only, a question, or general but about nothing the tools act on
+    assert not about_conduct("Send the invoice to her new address.", nouns)
+    assert not about_conduct("Can you check every invoice before you send it?", nouns)
+    assert not about_conduct("Before you leave tonight, water the plants.", nouns)
+    # no tools called, or no agent output yet: nothing to be about
+    assert not about_conduct(RULE, frozenset())
+    assert not about_conduct(RULE, nouns, first_turn=True)
+
+
+def test_capture_admits_it_where_the_reader_doubts_it() -> None:
+    found = find_corrections(_session(RULE), reader=Doubts())
+    assert len(found) == 1
+    assert "pull the booking" in found[0].directive
+    assert not found[0].candidate  # a rule at once, as the reader's surest band would admit
+
+
+def test_without_tool_calls_the_reader_decides() -> None:
+    assert find_corrections(_session(RULE, calls=False), reader=Doubts()) == []
+
+
+def test_tool_names_inside_a_result_are_data_not_the_agents_tools() -> None:
+    # the words of the rule appear in a tool result, never in a call the agent made
+    session = _session(RULE, calls=False)
+    session.messages.insert(
+        1, Message(1, "tool", json.dumps({"tools": ["get_booking", "send_invoice"]}))
+    )
+    assert find_corrections(session, reader=Doubts()) == []
+
+
+def test_the_learned_reader_doubts_it_and_capture_keeps_it(tmp_path: Path) -> None:
+    """With the shipped reader: the band check said once after a thank-you is below its
+    bands, and capture keeps it as an active rule."""
+    session = _session(RULE)
+    reader = default_reader()
+    (_, turn) = user_turn_inputs(session)[-1]
+    assert reader.read([turn])[0].p_lasting < bands_for(reader).candidate
+    with Memory(tmp_path / "m.db") as memory:
+        report = memory.capture_sessions([session])
+        rules = memory.rules(status=RuleStatus.ACTIVE)
+    assert [r.id for r in report.added] == [r.id for r in rules]
+    assert any("pull the booking" in r.text for r in rules)
