@@ -26,7 +26,7 @@ from dctx.compile.corrections import compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.phrasing import drop_preamble
 from dctx.compile.tool_rules import compile_tool_signal
-from dctx.models import Evidence, EvidenceKind, Rule, RuleStatus, TriggerKind
+from dctx.models import Evidence, EvidenceKind, Rule, RuleStatus, Trigger, TriggerKind
 from dctx.text import content_stems
 
 
@@ -231,7 +231,12 @@ def _compile_one(
         if signal.candidate:
             rule.status = RuleStatus.CANDIDATE
         conditioned = memo.conditioned.get(turn)
-        _branch_of(rule, conditioned, right_after=conditioned is memo.last.get(turn))
+        before = memo.last.get(turn)
+        if before is not None and _refers_back(rule.trigger):
+            # "pull the req and check the base is inside the band. If it's above the max,
+            # don't send": what "it" is, the command before says; so does when this holds
+            rule.trigger = copy.deepcopy(before.trigger)
+        _branch_of(rule, conditioned, right_after=conditioned is before)
         if rule.trigger.kind is TriggerKind.DATA:
             memo.conditioned[turn] = rule
         memo.last[turn] = rule
@@ -279,6 +284,16 @@ def _practice(withdrawal: str) -> str:
 
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+# a condition whose subject is a pronoun names nothing a result could be tested for
+_PRONOUN_SUBJECT = frozenset("it it's its that that's this they they're these those".split())
+
+
+def _refers_back(trigger: Trigger) -> bool:
+    """Is the trigger a data condition about "it" ("if it's above the max")?"""
+    words = trigger.text.lower().replace("’", "'").split()
+    return trigger.kind is TriggerKind.DATA and bool(words) and words[0] in _PRONOUN_SUBJECT
 
 
 def _branch_of(rule: Rule, conditioned: Rule | None, *, right_after: bool = False) -> None:
