@@ -91,6 +91,8 @@ def test_a_general_directive_naming_a_tool_object_is_conduct() -> None:
     # about this one only, a question, or general but about nothing the tools act on
     assert not about_conduct("Send the invoice to her new address.", nouns)
     assert not about_conduct("Can you check every invoice before you send it?", nouns)
+    # a standing instruction in a question's polite form is one
+    assert about_conduct("Could you put the booking ref on invoices going forward?", nouns)
     assert not about_conduct("Before you leave tonight, water the plants.", nouns)
     # no tools called, or no agent output yet: nothing to be about
     assert not about_conduct(RULE, frozenset())

@@ -26,6 +26,8 @@ from dctx.text import sentences
 _NAME_PART = re.compile(r"[A-Za-z]+")
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _WORD = re.compile(r"[A-Za-z]+")
+# "could you please mask account numbers going forward?": a request, in a question's form
+_POLITE = re.compile(r"^\W*(?:can|could|would|will) you\b", re.IGNORECASE)
 _MIN_CHARS = 3  # "req", "kb" is too short to name anything reliably
 _STEM_CHARS = 6
 # words of tool names that name no object of the domain: `get_user_details`, `mcp__x__list`
@@ -65,12 +67,14 @@ def tool_nouns(tool_names: Iterable[str]) -> frozenset[str]:
 
 def about_conduct(text: str, nouns: frozenset[str], *, first_turn: bool = False) -> bool:
     """Does a sentence of the turn tell the agent, in general terms, how to work with what its
-    tools act on: a directive (not a question) that says to what cases it applies and names
-    one of `nouns`?"""
+    tools act on: a directive (not a question, unless a polite "could you ... from now on?")
+    that says to what cases it applies and names one of `nouns`?"""
     if not nouns or first_turn:
         return False
     for sentence in sentences(text):
-        if "?" in sentence or classify_sentence(sentence) is not SentenceKind.DIRECTIVE:
+        if "?" in sentence and not (_POLITE.match(sentence) and standing_cue(sentence)):
+            continue  # a question, unless a polite form of a standing instruction
+        if classify_sentence(sentence) is not SentenceKind.DIRECTIVE:
             continue
         if not nouns.intersection(_stem(w) for w in _WORD.findall(sentence)):
             continue
