@@ -126,10 +126,22 @@ def says_when(sentence: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=_CACHE)
+def subject_of(clause: str, verbs: frozenset[str]) -> str:
+    """The head word of the subject of the clause's first verb among `verbs` ("the dates on
+    the two notes don't match" -> "dates" for {"match"}), or "" when it has none."""
+    for token in _pipeline()(clause):
+        if token.lower_ in verbs:
+            subject = next((c for c in token.children if c.dep_ in _SUBJECT), None)
+            return subject.text.lower() if subject is not None else ""
+    return ""
+
+
 def forget_clauses() -> None:
     """Empty the caches of parsed clauses (the words of every turn read), after a forget."""
     opens_command.cache_clear()
     says_when.cache_clear()
+    subject_of.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})

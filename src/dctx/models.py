@@ -164,7 +164,9 @@ class Predicate:
     over `deposits` beside `deposits_prior_q`, or a list of monthly items), or the field in
     the latest result and in an earlier one of the run (`change="step"`: "the price went up
     since the last check"). It holds when the value moved `direction` ("up" or "down"), by
-    more than `by` when one is stated (a percentage of the earlier value when `percent`)."""
+    more than `by` when one is stated (a percentage of the earlier value when `percent`).
+    `change="differ"` ("in different currencies") holds when string fields named by `key`
+    carry two or more values among the run's results."""
 
     terms: list[str] = field(default_factory=list)  # stems naming the item ("pod")
     values: list[str] = field(default_factory=list)  # a field equals one of these (any case)
@@ -177,7 +179,8 @@ class Predicate:
     unit: str = ""
     soft: bool = False  # untestable without the named field: free text judges instead
     # a change between two values of the numeric field named by `key`: "period" (a series in
-    # one result) or "step" (two results of the run); `direction` "up" or "down"
+    # one result) or "step" (two results of the run), `direction` "up" or "down"; or "differ"
+    # (a string field named by `key` with two values in the run)
     change: str = ""
     direction: str = ""
     by: float | None = None  # the move must exceed this (None: any move that way)
@@ -185,6 +188,8 @@ class Predicate:
 
     def describe(self) -> str:
         what = f"an item about {'/'.join(self.terms)}" if self.terms else "an item"
+        if self.change == "differ":
+            return f"fields named like {'/'.join(self.key)} with different values in the run"
         if self.change:
             between = (
                 "between the latest two periods of a result"

@@ -190,3 +190,19 @@ def trig_to_dict(trig: Trigger) -> dict[str, Any]:
 
     out: dict[str, Any] = to_dict(trig)
     return out
+
+
+@pytest.mark.parametrize(
+    ("condition", "key"),
+    [
+        ("the quote and the invoice come back in different currencies", ["currenc"]),
+        ("the dates on the two delivery notes don't match", ["date"]),
+        ("the counted totals differ", ["total"]),
+        ("the weights on the two scales do not match", ["weight"]),
+    ],
+)
+def test_a_condition_that_values_differ_compiles_to_a_differ_predicate(
+    condition: str, key: list[str]
+) -> None:
+    pred = change_predicate(condition, [])
+    assert pred is not None and (pred.change, pred.key, pred.soft) == ("differ", key, True)

@@ -70,3 +70,35 @@ def test_the_second_branch_of_a_threshold_fires_on_its_side(
         )
     assert len(rules) == 2
     assert said == [sorted(rules, key=lambda t: t.startswith("4"))[expected]]
+
+
+SHIPPING = (
+    "Whenever the quote and the customs form come back in different currencies, convert the "
+    "declared value into the quote's currency before you file the form."
+)
+
+
+@pytest.mark.parametrize(("second", "fires"), [("EUR", True), ("GBP", False)])
+def test_values_that_differ_between_results_meet_a_differ_condition(
+    tmp_path: Path, second: str, fires: bool
+) -> None:
+    messages = [
+        {"role": "user", "content": "file the customs form for crate 88"},
+        {"role": "assistant", "content": "Filed it with a declared value of 1,200."},
+        {"role": "user", "content": SHIPPING},
+    ]
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(SHIPPING)) as memory:
+        memory.capture(messages, actor="ivo", skill="freight", conversation_id="c1")
+        (rule,) = memory.rules(status=RuleStatus.ACTIVE)
+        assert rule.trigger.predicate is not None
+        assert (rule.trigger.predicate.change, rule.trigger.predicate.key) == (
+            "differ",
+            ["currenc"],
+        )
+        run = memory.start(actor="ivo", skill="freight", query="ship crate 91 to Rotterdam")
+        quote = {"quote_id": "Q-7", "amount": 940, "currency": "GBP"}
+        first = run.observe({"name": "get_quote", "arguments": {}}, json.dumps(quote))
+        form = {"form": "C88", "declared_value": 1100, "currency": second}
+        then = run.observe({"name": "get_customs_form", "arguments": {}}, json.dumps(form))
+    assert not [r for u in first for r in u.rule_ids]  # one currency seen: nothing differs yet
+    assert bool([r for u in then for r in u.rule_ids]) is fires

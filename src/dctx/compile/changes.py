@@ -10,6 +10,10 @@ reference to an earlier step ("since the last check", "the previous run's"), and
 after "by" ("drop by more than 5%"). The metric is what the condition's other words name;
 retrieval matches it to result keys by their stems (retrieve/series.py).
 
+"If the price and the financials come back in different currencies" compares no numbers:
+it holds when one field (the currency) carries different values in the run's results
+(`change="differ"`).
+
 Without a direction, or with a comparative and no reference ("higher than 4"), the condition is
 a threshold or a state: None, so it compiles as before.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from dctx.capture.condition_words import Condition, condition_keywords
+from dctx.grammar import subject_of
 from dctx.models import NumericCondition, Predicate
 from dctx.text import content_stems, stem
 
@@ -63,6 +68,9 @@ def change_predicate(
     """The change predicate `condition` states, or None when it states no change. A
     threshold (`numeric`) is the amount of the change only when "by" introduces it."""
     words = _words(condition)
+    differing = _differing(words)
+    if differing:
+        return Predicate(key=[differing], soft=True, change="differ")
     direction, at = _direction(words)
     if direction is None:
         return None
@@ -84,6 +92,27 @@ def change_predicate(
         by=by,
         percent=percent,
     )
+
+
+# "in different currencies", "the dates don't match", "the totals differ"
+_DIFFERENT = frozenset({"different", "differing", "mismatched", "mismatching"})
+_DIFFER = frozenset({"differ", "differs", "disagree", "disagrees", "mismatch"})
+_NOT_MATCH = ("don't match", "doesn't match", "dont match", "do not match", "does not match")
+
+
+def _differing(words: list[str]) -> str:
+    """The stem of the field whose values differ between results, or "": the noun after
+    "different" ("in different currencies"), or the subject of "differ" / "don't match"
+    ("the dates on the two invoices don't match")."""
+    said = " ".join(words)
+    if any(w in _DIFFERENT for w in words):
+        at = next(k for k, w in enumerate(words) if w in _DIFFERENT)
+        rest = [x for x in words[at + 1 :] if x not in _FILLER]
+    elif any(w in _DIFFER for w in words) or any(p in said for p in _NOT_MATCH):
+        rest = [subject_of(said, _DIFFER | {"match"})]
+    else:
+        return ""
+    return stem(rest[0]) if rest and rest[0].isalpha() else ""
 
 
 def as_change(cond: Condition) -> tuple[Condition, Predicate] | None:

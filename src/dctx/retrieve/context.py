@@ -20,6 +20,7 @@ from dctx.retrieve.items import (
     date_keys,
     field_keys,
     judge,
+    judge_differ,
     predicate_met,
     result_items,
 )
@@ -237,6 +238,10 @@ def data_condition_met(trigger: Trigger, ctx: RunContext) -> bool:
 def judge_change(pred: Predicate, ctx: RunContext, *, latest: bool = False) -> Judgement:
     """A change predicate on the run's results (the latest alone when `latest`): testable
     when some move of the metric is read, met when one goes its way; the moves decide."""
+    if pred.change == "differ":  # values of one field across the run's results
+        if latest and not judge_differ(pred, ctx.last_items).testable:
+            return Judgement(False, False)
+        return judge_differ(pred, ctx.items)
     moves = ctx.moves(pred, latest=latest)
     met = [m for m in moves if change_met(pred, m)]
     shown = tuple(m.show() for m in (met or moves)[:4])

@@ -166,6 +166,20 @@ def _state_fields(pred: Predicate, items: list[Item]) -> list[tuple[Field, bool]
     return tested
 
 
+def judge_differ(pred: Predicate, items: list[Item]) -> Judgement:
+    """A "differ" predicate ("in different currencies"): testable where a string field named
+    by its key is seen, met when such fields carry two or more values."""
+    fields = [
+        f
+        for it in items
+        for f in it.fields
+        if isinstance(f.value, str) and names_key(pred.key, f.stems)
+    ]
+    values = {_norm(str(f.value)) for f in fields}
+    shown = tuple(dict.fromkeys(f"{f.key}={_show(f.value)}" for f in fields))[:6]
+    return Judgement(bool(fields), len(values) >= 2, shown)
+
+
 def as_date(value: str | bool) -> datetime | None:
     """An ISO 8601 date or time ("2026-03-02", "2026-03-02T09:00:00Z"), as UTC; else None."""
     if not isinstance(value, str) or len(value) < 10 or value[4:5] != "-":

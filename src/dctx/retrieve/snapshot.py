@@ -332,7 +332,8 @@ class Snapshot:
         full = list(view.data_other)
         for i, count in hits.items():
             if pack.change[i]:  # tested only where a number has a key it names
-                if names_key((names[t] for t in pack.terms(i).tolist()), ctx.number_keys):
+                keys = ctx.number_keys | ctx.field_keys  # a number's key, or a field's
+                if names_key((names[t] for t in pack.terms(i).tolist()), keys):
                     full.append(i)
             elif pack.soft[i]:  # tested only on items with a field it names, or a status
                 keys = ctx.field_keys
