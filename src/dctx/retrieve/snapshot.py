@@ -330,10 +330,12 @@ class Snapshot:
                 hits[i] = hits.get(i, 0) + 1
         met: set[int] = set()
         full = list(view.data_other)
+        changed: set[str] | None = None
         for i, count in hits.items():
             if pack.change[i]:  # tested only where a number has a key it names
-                keys = ctx.number_keys | ctx.field_keys  # a number's key, or a field's
-                if names_key((names[t] for t in pack.terms(i).tolist()), keys):
+                if changed is None:  # a number's key, or a field's ("differ")
+                    changed = ctx.number_keys | ctx.field_keys
+                if names_key((names[t] for t in pack.terms(i).tolist()), changed):
                     full.append(i)
             elif pack.soft[i]:  # tested only on items with a field it names, or a status
                 keys = ctx.field_keys
