@@ -1,4 +1,7 @@
-"""Whether a clause opens with a command, read by a dependency parser instead of a word list.
+"""What a sentence's grammar says, read by a dependency parser instead of a word list: whether
+a clause opens with a command (`opens_command`), says to what cases it applies (`says_when`),
+who the subject of a verb is (`subject_of`), and whether a fragment names something without a
+verb (`names_without_verb`).
 
 Whether "schedule", "count" or "redline" opens a command depends on the sentence: "count the
 pallets" is one, "schedule 2 isn't attached" is not, and no list of verbs knows "redline". The
@@ -12,8 +15,8 @@ totals."), the same words parse as a command when they are one: the clause's fir
 then a verb in its base form heading the sentence, while a noun that is the subject of a later
 verb ("Please display on the thermostat is flickering.") stays its subject.
 
-The pipeline loads once per process (about a second); each clause is parsed once and cached
-(emptied by a forget: `forget_clauses`).
+The pipeline loads once per process (about a second); each text is parsed once per question
+and cached (emptied by a forget: `forget_clauses`).
 """
 
 from __future__ import annotations
