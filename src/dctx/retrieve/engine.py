@@ -21,7 +21,7 @@ from dctx.retrieve.condition_match import ConditionModel, condition_model
 from dctx.retrieve.conflicts import Decision, decide, resolve_conflicts
 from dctx.retrieve.context import RunContext, judge_change
 from dctx.retrieve.fusion import rrf
-from dctx.retrieve.items import STATE_KEYS, judge
+from dctx.retrieve.items import judge, may_name_a_field
 from dctx.retrieve.snapshot import VECTOR_DTYPE, Snapshot, View
 from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import Store
@@ -284,10 +284,7 @@ def _tested_here(snap: Snapshot, slots: IntArray, ctx: RunContext) -> np.ndarray
             pred = snap.rule(slot).trigger.predicate
             tested[j] = pred is not None and judge_change(pred, ctx, latest=True).testable
             continue
-        keys = ctx.last_field_keys
-        if not any(names[t] in keys for t in pack.terms(slot).tolist()) and not (
-            STATE_KEYS & keys  # a state in words may be a status field's value
-        ):
+        if not may_name_a_field((names[t] for t in pack.terms(slot).tolist()), ctx.last_field_keys):
             tested[j] = False  # names no field of this result: free text judges it
             continue
         pred = snap.rule(slot).trigger.predicate

@@ -144,7 +144,13 @@ def judge(pred: Predicate, items: list[Item], now: datetime | None = None) -> Ju
 
 
 # keys of a field that holds an item's state in words: `status: "overdue"`, `state: "on_hold"`
-STATE_KEYS = frozenset(s for k in ("status", "state") for s in key_stems(k))
+_STATE_KEYS = frozenset(s for k in ("status", "state") for s in key_stems(k))
+
+
+def may_name_a_field(terms: Iterable[str], keys: set[str]) -> bool:
+    """Could a soft predicate with these key stems be tested on items with these field keys:
+    it names one of them, or the items have a status field its state may be a value of?"""
+    return bool(_STATE_KEYS & keys) or any(t in keys for t in terms)
 
 
 def _state_fields(pred: Predicate, items: list[Item]) -> list[tuple[Field, bool]]:
@@ -158,7 +164,7 @@ def _state_fields(pred: Predicate, items: list[Item]) -> list[tuple[Field, bool]
         if not set(pred.terms) <= it.about:
             continue
         for f in it.fields:
-            if not isinstance(f.value, str) or not STATE_KEYS & set(f.stems):
+            if not isinstance(f.value, str) or not _STATE_KEYS & set(f.stems):
                 continue
             said = set(content_stems(_norm(f.value)))
             if said:

@@ -20,7 +20,7 @@ import numpy as np
 from dctx.models import Rule, TriggerKind
 from dctx.retrieve.condition_match import Lexical
 from dctx.retrieve.context import RunContext, data_condition_met
-from dctx.retrieve.items import STATE_KEYS, names_key
+from dctx.retrieve.items import may_name_a_field, names_key
 from dctx.retrieve.vectors import SlotVectors
 from dctx.store.base import RuleChanges, RuleIndex
 from dctx.store.packed import KINDS, IntArray, PackedRules, kept_vectors, key_hash, vector_needs
@@ -338,8 +338,7 @@ class Snapshot:
                 if names_key((names[t] for t in pack.terms(i).tolist()), changed):
                     full.append(i)
             elif pack.soft[i]:  # tested only on items with a field it names, or a status
-                keys = ctx.field_keys
-                if STATE_KEYS & keys or any(names[t] in keys for t in pack.terms(i).tolist()):
+                if may_name_a_field((names[t] for t in pack.terms(i).tolist()), ctx.field_keys):
                     full.append(i)
             elif pack.excluded[i] or pack.predicate[i]:
                 full.append(i)
