@@ -18,16 +18,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from dctx.capture.cues import SentenceKind, classify_sentence, standing_cue
+from dctx.capture.cues import ASKING, SentenceKind, classify_sentence, standing_cue
 from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.grammar import opens_command, says_when
 from dctx.text import sentences
 
-_NAME_PART = re.compile(r"[A-Za-z]+")
-_CAMEL = re.compile(r"([a-z])([A-Z])")
 _WORD = re.compile(r"[A-Za-z]+")
+_CAMEL = re.compile(r"([a-z])([A-Z])")
 # "could you please mask account numbers going forward?": a request, in a question's form
-_POLITE = re.compile(r"^\W*(?:can|could|would|will) you\b", re.IGNORECASE)
+_POLITE = re.compile(rf"^\W*{ASKING}\b", re.IGNORECASE)
 _MIN_CHARS = 3  # "req", "kb" is too short to name anything reliably
 _STEM_CHARS = 6
 # words of tool names that name no object of the domain: `get_user_details`, `mcp__x__list`
@@ -51,7 +50,7 @@ def tool_nouns(tool_names: Iterable[str]) -> frozenset[str]:
     out: set[str] = set()
     for name in tool_names:
         tool = name.rsplit("__", 1)[-1]  # an MCP tool: mcp__<server>__<tool>
-        words = [w.lower() for w in _NAME_PART.findall(_CAMEL.sub(r"\1 \2", tool))]
+        words = [w.lower() for w in _WORD.findall(_CAMEL.sub(r"\1 \2", tool))]
         if len(words) < 2:
             continue
         if words[0] in IMPERATIVE_VERBS:

@@ -22,6 +22,7 @@ from dctx.capture.conduct import about_conduct, tool_nouns
 from dctx.capture.cues import (
     _CLAUSE_SPLIT,
     _LEAD_CONDITION,
+    ASKING,
     SentenceKind,
     _command_words,
     announces,
@@ -78,6 +79,7 @@ def find_corrections(
     query = ""
     previous_output = ""
     tools_seen: list[str] = []
+    acted_on: frozenset[str] = frozenset()  # what the agent's calls so far act on
     last_tool: str | None = None
     chain = 0
     seen_assistant = False
@@ -97,6 +99,7 @@ def find_corrections(
             for call in msg.tool_calls:
                 tracker.observe_call(call.name, call.arguments)
                 tools_seen.append(call.name)
+                acted_on |= tool_nouns([call.name])
             previous_output = describe_step(msg)
             situation.append(previous_output)
             continue
@@ -113,9 +116,7 @@ def find_corrections(
         if verdict is None or not text:
             continue
         if verdict.p_lasting < admit.active and verdict.kind is not TurnKind.WITHDRAWAL:
-            verdict = _about_conduct(
-                verdict, text, tools_seen, admit, first_turn=not seen_assistant
-            )
+            verdict = _about_conduct(verdict, text, acted_on, admit, first_turn=not seen_assistant)
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
         asked = text if verdict.p_lasting < admit.candidate else ""
@@ -207,14 +208,14 @@ def _spell_out_fragments(
 def _about_conduct(
     verdict: TurnVerdict,
     text: str,
-    tools_seen: list[str],
+    acted_on: frozenset[str],
     admit: ReadingBands,
     *,
     first_turn: bool,
 ) -> TurnVerdict:
     """A turn that tells the agent, in general terms, how to work with what its tools act on
     (capture/conduct.py) is a standing correction, as the reader's surest band would admit."""
-    if not about_conduct(text, tool_nouns(tools_seen), first_turn=first_turn):
+    if not about_conduct(text, acted_on, first_turn=first_turn):
         return verdict
     probs = dict(verdict.probs)
     return TurnVerdict(TurnKind.STANDING, max(admit.active, verdict.p_lasting), probs, by="conduct")
@@ -313,7 +314,7 @@ _NOT_GENERAL = re.compile(
     r"(that'?s|it'?s) (just )?(her|his|their) (thing|preference|quirk)",
     re.IGNORECASE,
 )
-_ASKED = re.compile(r"^(?:can|could|would|will) you\s+(?:please\s+)?", re.IGNORECASE)
+_ASKED = re.compile(rf"^{ASKING}\s+(?:please\s+)?", re.IGNORECASE)
 _WHOLE_TURN_ONE_OFF = re.compile(
     r"\b(all|these|those|everything)\b[^.]{0,30}\b(just|only)\b[^.]{0,20}\bthis\b|"
     r"\bback to normal\b|\bafter this (one|memo|report|ticket|time)\b",

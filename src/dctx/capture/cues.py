@@ -69,10 +69,13 @@ DIRECTIVE_START = _rx(
     r"^(when|whenever|if|for|once|where|in case)\b[^,]{2,120},\s*\w+",
 )
 
+# A question that asks the agent to do something ("could you ...").
+ASKING = r"(?:can|could|would|will) you"
+
 # Signs of a new task rather than a standing behavior.
 REQUEST = _rx(
     r"\?\s*$",
-    r"^(can|could|would|will) you\b",
+    rf"^{ASKING}\b",
     r"^(what|how|why|who|where|which|is|are|does|do|did)\b",
     r"^(now|next|then)\b(?!\s+time)",
     r"^(let'?s|let us)\b(?!\s+(stop|not|never|always|drop|skip|no longer|keep))",
