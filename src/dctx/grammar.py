@@ -38,6 +38,7 @@ _CACHE = 16384  # distinct clauses kept: a capture reads each clause a few times
 _MAX_WORDS = 24  # the head of a clause decides whether it opens with a verb
 _SHORT_PHRASE = 5  # words of a verbless phrase that stands for "use this"
 _WORD = re.compile(r"\S+")
+_LETTERS = re.compile(r"[A-Za-z]+")
 _BREAK = re.compile(r"[,;:]\s|\s[-–—]\s")
 
 
@@ -115,6 +116,8 @@ def says_when(sentence: str) -> bool:
     "anything over $200 needs ..."), or a clause of condition or time attached to a verb
     ("when an account is suspended, escalate ...", "open the ticket before you message
     them")? Not: "send the offer to Priya", "use the old template for her"."""
+    if _SAYS_WHEN_WORDS.isdisjoint(w.lower() for w in _LETTERS.findall(sentence)):
+        return False  # none of the words that could say it: no parse needed
     for token in _pipeline()(" ".join(_WORD.findall(sentence)[: 2 * _MAX_WORDS])):
         word = token.lower_
         if word in _UNIVERSAL_PRONOUNS:
@@ -168,6 +171,7 @@ _UNIVERSAL_PRONOUNS = frozenset(
 )
 # words that open a clause of condition or time: "if it's above the max", "before you send"
 _CASE_MARKERS = frozenset({"when", "whenever", "if", "unless", "once", "before", "after"})
+_SAYS_WHEN_WORDS = _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS | _CASE_MARKERS
 _SUBJECT = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 # the first word modifies a noun after it: "serif fonts", "title case", "invoice numbers"
 _NOUN_PART = frozenset({"compound", "amod", "poss", "nmod", "det", "nummod"})

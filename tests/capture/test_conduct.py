@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dctx.capture.conduct import about_conduct, tool_nouns
+from dctx.capture.conduct import about_conduct, named_tool, tool_nouns
 from dctx.capture.corrections import find_corrections
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import bands_for, default_reader
@@ -131,3 +131,28 @@ def test_the_learned_reader_doubts_it_and_capture_keeps_it(tmp_path: Path) -> No
         rules = memory.rules(status=RuleStatus.ACTIVE)
     assert [r.id for r in report.added] == [r.id for r in rules]
     assert any("pull the booking" in r.text for r in rules)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        # the object of a tool, and where two tools' objects are named, the one whose verb is
+        # said too
+        ("Parcels: weigh it first, then ship it.", "ship_parcel"),
+        ("Invoices: pull the booking and send the invoice after.", "send_invoice"),
+        ("Put a thank-you card in with the seeds.", None),
+        # a one-word tool names nothing
+        ("Read the label twice.", None),
+    ],
+)
+def test_named_tool_is_the_tool_whose_object_the_text_names(text: str, tool: str | None) -> None:
+    tools = ["get_booking", "ship_parcel", "send_invoice", "Read"]
+    assert named_tool(text, tools) == tool
+
+
+def test_a_verbless_standing_correction_is_read_for_conduct_as_spelled_out() -> None:
+    # "proofs first, always, then the print run" has no verb for the cues; spelled out
+    # ("Always do proofs first, then ...") it is a general directive naming the invoice
+    turn = "you skipped the check again. Booking check first, always, then the invoice."
+    found = find_corrections(_session(turn), reader=Doubts())
+    assert [s.directive for s in found] == ["Always do booking check first, then the invoice."]

@@ -34,6 +34,10 @@ from dctx.capture.verbless import as_imperative, with_lone_adverbs
         # a noun's possessive is no verb; a contraction is
         ("The buyer's own currency, always.", "Always use the buyer's own currency."),
         ("That's how it goes, always.", None),
+        # a topic whose value is one thing against another states the topic's convention
+        ("seed packets: paper, not plastic.", "Seed packets: use paper, not plastic."),
+        ("paper, not plastic.", None),  # no topic: an answer to a question, maybe this once
+        ("the blue one, not the red", None),
         (
             "invoices: net weight plus the tare in the buyer's own units, always",
             "Invoices: always use net weight plus the tare in the buyer's own units.",

@@ -75,3 +75,12 @@ def test_one_as_a_number_does_not_make_framing_a_topic() -> None:
         query="Plan tomorrow's kiln schedules for the studio.",
     )
     assert all(not t.startswith("Heads up") for t in texts), texts
+
+
+def test_a_head_written_as_code_is_a_topic_whatever_the_conversation_was_about() -> None:
+    # a tool or a key the request never named: framing is never written as code
+    texts = _texts(
+        "kiln_log on site: use one line per firing",
+        query="ok, a few things I keep fixing",
+    )
+    assert texts == ["Kiln_log on site: use one line per firing."]

@@ -64,6 +64,24 @@ def tool_nouns(tool_names: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def named_tool(text: str, tool_names: Iterable[str]) -> str | None:
+    """The tool, of those named, whose object the text names ("image refs: resolve the tag to
+    its sha256 and deploy that" names `deploy_image`'s image); where several do, the one more
+    of whose name's words the text holds (its verb too), the earlier on a tie. None when the
+    text names no tool's object."""
+    said = {_stem(w) for w in _WORD.findall(text)}
+    best: tuple[int, str] | None = None
+    for name in dict.fromkeys(tool_names):
+        nouns = tool_nouns([name])
+        if not nouns & said:
+            continue
+        words = {_stem(w) for w in _WORD.findall(_CAMEL.sub(r"\1 \2", name.rsplit("__", 1)[-1]))}
+        score = len(words & said)
+        if best is None or score > best[0]:
+            best = (score, name)
+    return best[1] if best else None
+
+
 def about_conduct(text: str, nouns: frozenset[str], *, first_turn: bool = False) -> bool:
     """Does a sentence of the turn tell the agent, in general terms, how to work with what its
     tools act on: a directive (not a question, unless a polite "could you ... from now on?")

@@ -116,7 +116,9 @@ def find_corrections(
         if verdict is None or not text:
             continue
         if verdict.p_lasting < admit.active and verdict.kind is not TurnKind.WITHDRAWAL:
-            verdict = _about_conduct(verdict, text, acted_on, admit, first_turn=not seen_assistant)
+            verdict = _about_conduct(
+                verdict, meant.get(msg.index, text), acted_on, admit, first_turn=not seen_assistant
+            )
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
         asked = text if verdict.p_lasting < admit.candidate else ""
@@ -184,7 +186,7 @@ def _spell_out_fragments(
     """Turns with a verbless standing correction ("metric units, always"), spelled out as
     the imperative they mean (capture/verbless.py) and read again: the reader's reading of
     the spelled-out turn stands when it is the more lasting one. Returns the spelled-out text
-    of each turn so read, by message index."""
+    of each turn so read, by message index: the directives are taken from it either way."""
     spelled: dict[int, TurnInput] = {}
     out: dict[int, str] = {}
     for msg, turn in taught:
@@ -201,7 +203,7 @@ def _spell_out_fragments(
     for (index, turn), verdict in zip(spelled.items(), again, strict=True):
         if verdict.p_lasting > decided[index].p_lasting:
             decided[index] = verdict
-            out[index] = turn.text
+        out[index] = turn.text  # what was meant, whichever reading admits the turn
     return out
 
 

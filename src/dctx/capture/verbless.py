@@ -53,13 +53,17 @@ def _topic(core: str) -> tuple[str, str]:
 
 
 _MAX_TOPIC = 4
+# the second half of "digest, not tag": the thing the topic's value is not
+_CONTRAST = re.compile(r"not\s+\S")
 
 
 def standing_fragment(sentence: str) -> bool:
     """A short sentence with no verb (no finite clause, no imperative) and a standing adverb
     that stands apart from its noun phrase: first, last, or set off by commas ("as always" and
-    "thanks, always a pleasure" are courtesies). A topic before a colon does not count."""
-    core = _topic(strip_filler(sentence).strip())[1]
+    "thanks, always a pleasure" are courtesies). A topic before a colon does not count, but a
+    topic whose value is one thing against another ("image refs: digest, not tag") states a
+    convention for that topic as the adverb would."""
+    topic, core = _topic(strip_filler(sentence).strip())
     toks = _tokens(core)
     if not toks or len(toks) > _MAX_WORDS or core.endswith("?") or ONE_OFF.search(core):
         return False
@@ -67,9 +71,17 @@ def standing_fragment(sentence: str) -> bool:
         return False
     if any(_finite(t) for t in toks):
         return False
-    if any(imperative_clause(c) for c in _CLAUSE_SPLIT.split(core) if c):
+    if any(
+        imperative_clause(c, general=_tokens(c)[:1] == ["always"])
+        for c in _CLAUSE_SPLIT.split(core)
+        if _tokens(c)
+    ):
+        # after an opening "always", any verb the parser reads as a command opens one
+        # ("always laminate the labels"; "always oat milk" has none)
         return False
     apart = [p.strip().lower() for p in core.rstrip(".!").split(",")]
+    if topic and len(apart) == 2 and apart[0] and _CONTRAST.match(apart[1]):
+        return True
     placed = {toks[0], toks[-1], *(p for p in apart if " " not in p)}
     return any(
         t in STANDING_ADVERBS and t in placed and (k == 0 or toks[k - 1] != "as")

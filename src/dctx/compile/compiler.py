@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
+from dctx.capture.conduct import named_tool
 from dctx.capture.cues import ceases, prohibits, standing_cue
 from dctx.compile.behaviour import restate
 from dctx.compile.branches import negated_trigger, says_negated, threshold_side
-from dctx.compile.corrections import compile_correction, evidence_for
+from dctx.compile.corrections import by_request, compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.phrasing import drop_preamble
 from dctx.compile.tool_rules import compile_tool_signal
@@ -237,6 +238,13 @@ def _compile_one(
             # don't send": what "it" is, the command before says; so does when this holds
             rule.trigger = copy.deepcopy(before.trigger)
         _branch_of(rule, conditioned, right_after=conditioned is before)
+        if by_request(rule, signal) and (tool := named_tool(rule.text, signal.tools_seen)):
+            # "image refs: resolve the tag to its sha256 and deploy that", said after the
+            # agent called `deploy_image`: how to use a tool it called holds wherever that
+            # tool is at hand, not only on requests like the one it was said on
+            rule.trigger = Trigger(
+                kind=TriggerKind.TOOL, text=rule.text, tool=tool, node_id=rule.trigger.node_id
+            )
         if rule.trigger.kind is TriggerKind.DATA:
             memo.conditioned[turn] = rule
         memo.last[turn] = rule

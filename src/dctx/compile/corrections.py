@@ -434,6 +434,16 @@ def _trigger(
     return Trigger(kind=TriggerKind.QUERY, text=situation, node_id=signal.node_id)
 
 
+def by_request(rule: Rule, signal: CorrectionSignal) -> bool:
+    """Is the rule delivered by resemblance to the request the correction was said on (no
+    condition, nothing universal said)?"""
+    return (
+        rule.trigger.kind is TriggerKind.QUERY
+        and bool(signal.query)
+        and rule.trigger.text == _situation(signal.query, signal)
+    )
+
+
 def _universal_heading(signal: CorrectionSignal) -> bool:
     """ "Two things for anything metric-related, always: quote p99, not averages. And give
     times in UTC": a heading before the turn's first colon that makes what follows universal

@@ -5,8 +5,9 @@ Framing before a colon ("before I forget: ...", "two things for my reports: ..."
 from a rule's words (phrasing.drop_preamble), but a topic is not framing: without it "never
 create one yourself" says nothing. A head is read as a topic when it is a short phrase with no
 clause in it (no pronoun, auxiliary or command) and the conversation was about it (one of its
-words is in the request, the situation or the tools used), which framing words are not, or
-when a pronoun after the colon stands for it ("never create one yourself": one namespace).
+words is in the request, the situation or the tools used, or it names something as code
+does: "rollout_status for prod"), which framing words are not, or when a pronoun after the
+colon stands for it ("never create one yourself": one namespace).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def topic_head(signal: CorrectionSignal) -> str | None:
         return None
     if _refers_to_head(signal.directive.partition(": ")[2]):
         return head  # "namespaces: never create one yourself": the head is what "one" means
+    if _IDENTIFIER.search(head):
+        return head  # "rollout_status for prod: ...": framing never names a tool or a key
     seen = " ".join([signal.query, signal.situation, *signal.tools_seen]).replace("_", " ")
     if not topic & set(content_stems(seen)):
         return None  # nothing the conversation was about
@@ -70,6 +73,8 @@ def _refers_to_head(tail: str) -> bool:
     )
 
 
+# a name written as code (snake_case, camelCase): a tool, a parameter, a key
+_IDENTIFIER = re.compile(r"[a-z0-9]_[a-z0-9]|[a-z][A-Z]")
 _ONE_AS_NUMBER = frozenset("of more last other".split())
 
 

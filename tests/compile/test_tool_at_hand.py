@@ -1,0 +1,53 @@
+"""A correction that says how to use a tool the agent called holds wherever that tool is at
+hand (a TOOL trigger), not only on requests that resemble the one it was said on; one that
+names nothing the agent's tools act on stays with its request.
+
+Sessions written for this test (a seed bank's mail-outs), in no benchmark's domain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from dctx.memory import Memory
+from dctx.models import Rule, RuleStatus, TriggerKind
+from stub_reader import SureOf
+
+
+def _rules(tmp_path: Path, turn: str) -> list[Rule]:
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {
+            "name": "ship_parcel",
+            "arguments": json.dumps({"order": "SB-118", "service": "letter"}),
+        },
+    }
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "ok now send SB-118 out to the Okafors"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"tracking": "LT-5531"}'},
+        {"role": "assistant", "content": "SB-118 is on its way as a letter."},
+        {"role": "user", "content": turn},
+    ]
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
+        memory.capture(messages, actor="tess", skill="mailroom", conversation_id="c1")
+        return memory.rules(status=RuleStatus.ACTIVE)
+
+
+def test_a_correction_naming_a_called_tools_object_holds_where_the_tool_is(
+    tmp_path: Path,
+) -> None:
+    rules = _rules(tmp_path, "parcels: weigh it first and pick the service from the weight.")
+    assert len(rules) == 1
+    assert rules[0].trigger.kind is TriggerKind.TOOL
+    assert rules[0].trigger.tool == "ship_parcel"
+
+
+def test_a_correction_naming_nothing_the_tools_act_on_stays_with_its_request(
+    tmp_path: Path,
+) -> None:
+    rules = _rules(tmp_path, "put a thank-you card in with the seeds.")
+    assert len(rules) == 1
+    assert rules[0].trigger.kind is TriggerKind.QUERY
