@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dctx.memory import Memory
 from dctx.models import Rule, RuleStatus, TriggerKind
 from stub_reader import SureOf
@@ -36,18 +38,23 @@ def _rules(tmp_path: Path, turn: str) -> list[Rule]:
         return memory.rules(status=RuleStatus.ACTIVE)
 
 
-def test_a_correction_naming_a_called_tools_object_holds_where_the_tool_is(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("turn", "kind", "tool"),
+    [
+        # names what `ship_parcel` acts on: wherever that tool is at hand
+        (
+            "parcels: weigh it first and pick the service from the weight.",
+            TriggerKind.TOOL,
+            "ship_parcel",
+        ),
+        # names nothing the agent's tools act on: with the request it was said on
+        ("put a thank-you card in with the seeds.", TriggerKind.QUERY, None),
+    ],
+)
+def test_where_a_correction_holds_follows_what_it_names(
+    tmp_path: Path, turn: str, kind: TriggerKind, tool: str | None
 ) -> None:
-    rules = _rules(tmp_path, "parcels: weigh it first and pick the service from the weight.")
+    rules = _rules(tmp_path, turn)
     assert len(rules) == 1
-    assert rules[0].trigger.kind is TriggerKind.TOOL
-    assert rules[0].trigger.tool == "ship_parcel"
-
-
-def test_a_correction_naming_nothing_the_tools_act_on_stays_with_its_request(
-    tmp_path: Path,
-) -> None:
-    rules = _rules(tmp_path, "put a thank-you card in with the seeds.")
-    assert len(rules) == 1
-    assert rules[0].trigger.kind is TriggerKind.QUERY
+    assert rules[0].trigger.kind is kind
+    assert rules[0].trigger.tool == tool

@@ -43,14 +43,20 @@ def _stem(word: str) -> str:
     return w[:_STEM_CHARS]
 
 
+def _name_words(name: str) -> list[str]:
+    """The lower-cased words of a tool's name: `createTicket` -> create, ticket; of an MCP
+    tool (mcp__<server>__<tool>), the tool's part only."""
+    tool = name.rsplit("__", 1)[-1]
+    return [w.lower() for w in _WORD.findall(_CAMEL.sub(r"\1 \2", tool))]
+
+
 def tool_nouns(tool_names: Iterable[str]) -> frozenset[str]:
     """Stems of what the named tools act on: `send_offer` -> offer, `renew_loan` -> loan,
     `createTicket` -> ticket, `TodoWrite` -> todo. The verb of a name names no object, and a
     one-word name (`Read`, `Bash`) is a general-purpose tool that names none."""
     out: set[str] = set()
     for name in tool_names:
-        tool = name.rsplit("__", 1)[-1]  # an MCP tool: mcp__<server>__<tool>
-        words = [w.lower() for w in _WORD.findall(_CAMEL.sub(r"\1 \2", tool))]
+        words = _name_words(name)
         if len(words) < 2:
             continue
         if words[0] in IMPERATIVE_VERBS:
@@ -75,8 +81,7 @@ def named_tool(text: str, tool_names: Iterable[str]) -> str | None:
         nouns = tool_nouns([name])
         if not nouns & said:
             continue
-        words = {_stem(w) for w in _WORD.findall(_CAMEL.sub(r"\1 \2", name.rsplit("__", 1)[-1]))}
-        score = len(words & said)
+        score = len({_stem(w) for w in _name_words(name)} & said)
         if best is None or score > best[0]:
             best = (score, name)
     return best[1] if best else None

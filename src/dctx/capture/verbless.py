@@ -53,8 +53,12 @@ def _topic(core: str) -> tuple[str, str]:
 
 
 _MAX_TOPIC = 4
-# the second half of "digest, not tag": the thing the topic's value is not
-_CONTRAST = re.compile(r"not\s+\S")
+
+
+def _is_contrast(part: str) -> bool:
+    """The second half of "digest, not tag": "not" and the thing the topic's value is not."""
+    said = part.split()
+    return len(said) > 1 and said[0] == "not"
 
 
 def standing_fragment(sentence: str) -> bool:
@@ -80,7 +84,7 @@ def standing_fragment(sentence: str) -> bool:
         # ("always laminate the labels"; "always oat milk" has none)
         return False
     apart = [p.strip().lower() for p in core.rstrip(".!").split(",")]
-    if topic and len(apart) == 2 and apart[0] and _CONTRAST.match(apart[1]):
+    if topic and len(apart) == 2 and apart[0] and _is_contrast(apart[1]):
         return True
     placed = {toks[0], toks[-1], *(p for p in apart if " " not in p)}
     return any(
