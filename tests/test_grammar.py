@@ -10,7 +10,7 @@ import pytest
 
 from dctx.capture.cues import SentenceKind, classify_sentence
 from dctx.capture.verbs import IMPERATIVE_VERBS
-from dctx.grammar import opens_command
+from dctx.grammar import names_nothing, opens_command
 
 
 @pytest.mark.parametrize(
@@ -84,6 +84,22 @@ def test_an_unlisted_command_is_a_directive_only_when_it_says_when_it_holds() ->
         classify_sentence("When a tray comes out cracked, photograph it for the supplier.")
         is SentenceKind.DIRECTIVE
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "nothing"),
+    [
+        ("Ask for the signed one.", True),  # no noun: the one the sentence before named
+        ("Water it twice.", True),
+        ("Use their surname on the certificate.", True),  # whose surname?
+        ("Send parents their child's timetable.", False),  # "their" has a noun before it
+        ("Re-run the mixdown at 48 kHz.", False),
+        ("Set the oven to 220.", False),
+        ("Label it 'gluten free'.", False),  # a quoted value names what to write
+    ],
+)
+def test_a_command_names_nothing_of_its_own(command: str, nothing: bool) -> None:
+    assert names_nothing(command) is nothing
 
 
 def test_weights_other_than_the_tested_ones_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:

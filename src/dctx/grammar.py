@@ -39,6 +39,7 @@ _MAX_WORDS = 24  # the head of a clause decides whether it opens with a verb
 _SHORT_PHRASE = 5  # words of a verbless phrase that stands for "use this"
 _WORD = re.compile(r"\S+")
 _LETTERS = re.compile(r"[A-Za-z]+")
+_QUOTED = re.compile(r"([\"'`])[^\"'`]+\1")
 _BREAK = re.compile(r"[,;:]\s|\s[-–—]\s")
 
 
@@ -156,15 +157,35 @@ def names_without_verb(fragment: str) -> bool:
     return any(t.tag_.startswith("NN") for t in tokens)
 
 
+@functools.lru_cache(maxsize=_CACHE)
+def names_nothing(command: str) -> bool:
+    """Does a command name nothing of its own, so that only the sentence before says what it
+    is about: no noun, number or quoted value ("Ask for itemized.", "Refer it."), or a
+    possessive pronoun before its first noun ("Use their name and 'you'.": whose?)? Read
+    framed as a polite request, as `opens_command` reads one."""
+    for token in list(_pipeline()("Please " + command.strip().rstrip(".!") + "."))[1:]:
+        if token.tag_ == "PRP$" and token.lower_ in _BACK_POSSESSIVES:
+            return True
+        if (token.tag_.startswith("NN") or token.tag_ == "CD") and token.lower_ not in _PRO_FORMS:
+            return False
+    return not _QUOTED.search(command)  # a quoted value names what to use
+
+
 def forget_clauses() -> None:
     """Empty the caches of parsed clauses (the words of every turn read), after a forget."""
     opens_command.cache_clear()
     says_when.cache_clear()
     subject_of.cache_clear()
     names_without_verb.cache_clear()
+    names_nothing.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})
+# possessives that point back to someone named before (not "my", "your", "our": the speaker
+# and the agent are always known)
+_BACK_POSSESSIVES = frozenset({"their", "its", "his", "her"})
+# nouns that stand for one named before ("the signed one"): a closed grammatical class
+_PRO_FORMS = frozenset({"one", "ones"})
 _UNIVERSAL_DETERMINERS = frozenset({"any", "every", "each", "all"})
 _UNIVERSAL_PRONOUNS = frozenset(
     "anything everything anyone everyone anybody everybody whatever whoever".split()

@@ -47,6 +47,14 @@ def _directives(turn: str) -> list[str]:
             "Put photo credits under each image, in grey. Same with map credits, keep them small.",
             "Put photo credits under each image, in grey. Same with map credits, keep them small.",
         ),
+        (  # the command names nothing of its own: "request the what?"
+            "Guest columns need a signed release form, not an email. Request the signed one.",
+            "Guest columns need a signed release form, not an email. Request the signed one.",
+        ),
+        (  # whose byline? the possessive points back
+            "Don't call contributors 'freelancers' in print. Use their full name.",
+            "Don't call contributors 'freelancers' in print. Use their full name.",
+        ),
     ],
 )
 def test_a_command_that_refers_back_is_read_with_its_antecedent(turn: str, together: str) -> None:

@@ -36,7 +36,7 @@ from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
-from dctx.grammar import names_without_verb
+from dctx.grammar import names_nothing, names_without_verb
 from dctx.models import Message, Session
 from dctx.text import sentences
 
@@ -441,11 +441,14 @@ def _leans_back(directive: str) -> bool:
     """Does the command only make sense with the sentence before it? It extends that one
     ("Same with 'customer attrition', we call that logo churn"), compares with a standard it
     does not state ("anything lower, mark it red"), or its object is a bare plural pronoun
-    ("Set them to pending_customer"), not inside a condition ("when those fail, ...")?"""
+    ("Set them to pending_customer"), or it names nothing of its own ("Ask for itemized.",
+    "Use their name"); not one that opens with a condition ("when those fail, ...")?"""
     if _SAME.match(directive) or _NO_STANDARD.match(directive):
         return True
+    if _LEAD_CONDITION.match(directive):
+        return False
     toks = _command_words(directive)
-    return len(toks) > 1 and toks[1] in _BACK_PRONOUNS and not _LEAD_CONDITION.match(directive)
+    return (len(toks) > 1 and toks[1] in _BACK_PRONOUNS) or names_nothing(directive)
 
 
 def _with_antecedent(
