@@ -117,6 +117,19 @@ def generic_term(key: str) -> str:
     return GENERIC_BY_KEY.get(key.lower(), "the subject")
 
 
+# an identifier of one instance mixes digits with capitals or underscores ("CLM-26-00511",
+# "VB-31877", "us_east_1"), unlike a measure ("5-year") or an acronym ("RMA")
+_IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z_])[A-Za-z0-9_-]{5,}\b")
+
+
+def mask_instances(text: str) -> str:
+    """`mask_names`, and identifiers left out: what similarity between two requests reads.
+    Two requests are not alike because their claim numbers share a format ("Hail claim
+    CLM-26-00511" ~ "CLM-26-11820 is a total loss" only by the number)."""
+    dropped = _IDENTIFIER.sub("", mask_names(text))  # a shared "X" would make them alike
+    return re.sub(r"\s+([,.;:)])", r"\1", re.sub(r"\s{2,}", " ", dropped)).strip()
+
+
 def mask_names(text: str) -> str:
     """Replace proper names with a neutral token so that similarity follows the task, not the
     subject ("Compare Acme and Globex" ~ "How do X and X stack up")."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.condition_words import Condition
 from dctx.capture.cues import ceases, is_directive
-from dctx.capture.subjects import generic_term, mask_names, name_variants
+from dctx.capture.subjects import generic_term, mask_instances, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
 from dctx.compile.changes import as_change
 from dctx.compile.conditions import split_condition
@@ -461,7 +461,7 @@ def _situation(text: str, signal: CorrectionSignal) -> str:
     for subject in sorted(signal.subjects, key=len, reverse=True):
         for variant in name_variants(subject):
             text = re.sub(rf"\b{re.escape(variant)}\b(?:'s)?", "X", text)
-    return mask_names(text)
+    return mask_instances(text)
 
 
 def _mentioned_tool(text: str, tools: list[str]) -> str | None:

@@ -19,7 +19,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from dctx.capture.subjects import mask_names
+from dctx.capture.subjects import mask_instances
 from dctx.errors import StoreError
 from dctx.inject.budget import pack
 from dctx.inject.format import rule_line, stage1_messages, system_block
@@ -78,7 +78,7 @@ class Run:
             self._stage1()
 
     def _stage1(self) -> None:
-        query_vec = embed_query(self.embedder, [mask_names(self.query)])[0]
+        query_vec = embed_query(self.embedder, [mask_instances(self.query)])[0]
         found = self.retriever.stage1(
             self.namespace,
             skill=self.skill,

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dctx.capture.subjects import mask_names
+from dctx.capture.subjects import mask_instances
 from dctx.inject.run import Run
 from dctx.models import Rule, RuleStatus, TriggerKind
 from dctx.providers.base import embed_query
@@ -227,7 +227,7 @@ def check_point(
     elif kind is TriggerKind.DATA:
         check.eligible, check.condition = condition_text(rule, ctx)
         if _free_text(rule):
-            text = run.ctx.summaries[-1] if dp > 0 else mask_names(run.query)  # as Run embeds
+            text = run.ctx.summaries[-1] if dp > 0 else mask_instances(run.query)  # as Run embeds
             cosine = _Vectors(run.retriever, run.namespace).trigger_similarity(
                 rule.id, embed_query(run.embedder, [text])[0]
             )
@@ -261,7 +261,7 @@ def _query_check(check: PointCheck, run: Run, rule: Rule, dp: int) -> None:
         return
     cal = run.retriever.calibration
     if dp == 0:
-        vec = embed_query(run.embedder, [mask_names(run.query)])[0]  # as Run embeds the query
+        vec = embed_query(run.embedder, [mask_instances(run.query)])[0]  # as Run embeds the query
         check.floor = cal.query_floor
         snap = run.retriever.snapshot(run.namespace)
         passed = run.retriever._query_matches(
