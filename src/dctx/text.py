@@ -95,9 +95,27 @@ def key_stems(key: str) -> tuple[str, ...]:
 
 
 def sentences(text: str) -> list[str]:
-    """Split a message into sentences (and lines); keeps the punctuation."""
-    parts = [p.strip() for p in _SENT_SPLIT.split(text or "")]
-    return [p for p in parts if p]
+    """Split a message into sentences (and lines); keeps the punctuation. A stop inside
+    brackets ends no sentence: "(late baggage? no, it's 'processing'... use 18)" is an aside
+    of the sentence around it, not sentences of its own."""
+    out: list[str] = []
+    open_brackets = 0
+    for line in (text or "").splitlines():
+        for part in (p.strip() for p in _SENT_SPLIT.split(line)):
+            if not part:
+                continue
+            if open_brackets > 0 and out:
+                out[-1] = f"{out[-1]} {part}"
+            else:
+                out.append(part)
+            open_brackets = max(0, open_brackets + _depth(part))
+        open_brackets = 0  # a line break ends a sentence, closed or not
+    return out
+
+
+def _depth(part: str) -> int:
+    """How many brackets the text opens and leaves open."""
+    return part.count("(") + part.count("[") - part.count(")") - part.count("]")
 
 
 # punctuation and coordinating conjunctions: a closed class, where a list of alternatives

@@ -78,6 +78,18 @@ def test_abbreviations_do_not_end_a_sentence() -> None:
     assert len(sentences(text)) == 2
 
 
+def test_a_stop_inside_brackets_ends_no_sentence() -> None:
+    text = (
+        "Tag late kilns with the fault code. This one's a 4 (glaze crawl? no, it's "
+        "'underfired'... use 7), 20 minutes.\nNext (line"
+    )
+    assert sentences(text) == [
+        "Tag late kilns with the fault code.",
+        "This one's a 4 (glaze crawl? no, it's 'underfired'... use 7), 20 minutes.",
+        "Next (line",
+    ]
+
+
 def test_do_it_like_that_makes_the_turns_requests_standing() -> None:
     turn = (
         "Can you redo it as a table? Columns: name, title, notice period. "
