@@ -155,6 +155,15 @@ def test_preamble_kept_when_it_is_the_rule() -> None:
     assert drop_preamble("I need this in our format: open with a score") == "open with a score"
     kept = "Summaries should always be a markdown table: metric | value | YoY change."
     assert drop_preamble(kept) == kept
+    topic = "Dates always: use YYYY-MM-DD in the log."  # the head names what the rule is about
+    assert drop_preamble(topic) == topic
+
+
+def test_a_head_that_only_says_the_rule_stands_is_dropped() -> None:
+    from dctx.compile.phrasing import drop_preamble
+
+    said = "And this one is for always: whenever a kiln runs hot, log the peak temperature."
+    assert drop_preamble(said) == "whenever a kiln runs hot, log the peak temperature."
 
 
 def test_quoted_wording_makes_a_format_rule() -> None:

@@ -11,6 +11,7 @@ import re
 
 from dctx.capture.cues import imperative_clause, is_directive
 from dctx.capture.verbs import IMPERATIVE_VERBS
+from dctx.grammar import names_nothing
 from dctx.models import RuleType
 
 _FRAMING = [
@@ -75,6 +76,13 @@ _QUOTED_WORDING = re.compile(
     r"brackets?|prefix(ed)?|summar(y|ies)|handovers?|sign-?offs?|one[- ]liners?)\b",
     re.IGNORECASE,
 )
+
+
+def says_only_that_it_stands(head: str) -> bool:
+    """A head that names nothing and is no directive ("this one is for always")."""
+    return not is_directive(head) and names_nothing(head)
+
+
 _HEAD_RULE = re.compile(
     r"\b(should|must|needs? to|has to|have to|always|never)\b|^\s*(anything|everything|any|all)\b",
     re.IGNORECASE,
@@ -84,7 +92,9 @@ _HEAD_RULE = re.compile(
 def drop_preamble(sentence: str) -> str:
     """'I need this in our format: open with a score' -> 'open with a score'. A condition before
     the colon is kept as a leading clause ('Whenever I ask you to compare: table' ->
-    'Whenever I ask you to compare, table')."""
+    'Whenever I ask you to compare, table'); a head that only says the rule stands ('this one
+    is for always: whenever a flight goes off late, log the delay') is dropped, so the
+    condition after it leads."""
     parts = re.split(r":(?=\s)", sentence, maxsplit=1)  # "12:15Z" is a time, not a colon
     if len(parts) < 2:
         return sentence
@@ -93,7 +103,7 @@ def drop_preamble(sentence: str) -> str:
         return sentence
     if re.match(r"^\s*(when(ever)?|if|for|once|any ?time|each time|every time)\b", head, re.I):
         return f"{head.strip()}, {tail.strip()}"
-    if _HEAD_RULE.search(head):
+    if _HEAD_RULE.search(head) and not (says_only_that_it_stands(head) and is_directive(tail)):
         # "summaries should always be a markdown table: metric | value | YoY" - the head is
         # the rule and the tail its detail; "anything over $200 needs approval: call X" - the
         # head is the condition
