@@ -12,6 +12,7 @@ import re
 
 from dctx.capture.base import Aftermath
 from dctx.capture.condition_words import class_subject
+from dctx.capture.subjects import IDENTIFIER_PATTERN
 from dctx.capture.verbs import (
     CESSATIONS,
     CONTINUATIONS,
@@ -242,7 +243,7 @@ _STANDING_CONTEXT = re.compile(
 # an identifier mixes digits with capitals or underscores ("GH-75112", "credit_card_7334"),
 # unlike a measure ("5-year", "12-month")
 _TASK_BOUND = re.compile(
-    r"\b(?=[A-Za-z0-9_-]*\d)(?-i:(?=[A-Za-z0-9_-]*[A-Z_]))[A-Za-z0-9_-]{5,}\b|\b(my|mine)\b|"
+    IDENTIFIER_PATTERN + r"|\b(my|mine)\b|"
     # one person's address or number: "beatrice.oduya@yahoo.com, call her Bea"
     r"\b[\w.+-]+@[\w-]+\.[\w.]+\b|\+\d[\d ]{7,}\d|"
     r"\bi(\s+\w+){0,2}\s+(need|have|must|should|want)\b|"

@@ -118,8 +118,10 @@ def generic_term(key: str) -> str:
 
 
 # an identifier of one instance mixes digits with capitals or underscores ("CLM-26-00511",
-# "VB-31877", "us_east_1"), unlike a measure ("5-year") or an acronym ("RMA")
-_IDENTIFIER = re.compile(r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z_])[A-Za-z0-9_-]{5,}\b")
+# "VB-31877", "us_east_1"), unlike a measure ("5-year") or an acronym ("RMA"); capitals are
+# told apart even where the pattern is used without regard to case
+IDENTIFIER_PATTERN = r"\b(?=[A-Za-z0-9_-]*\d)(?-i:(?=[A-Za-z0-9_-]*[A-Z_]))[A-Za-z0-9_-]{5,}\b"
+_IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
 
 
 def mask_instances(text: str) -> str:
