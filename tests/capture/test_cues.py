@@ -50,9 +50,6 @@ def test_directive(sentence: str) -> None:
         "Image-cdn 404 spike, open a SEV3.",
         "Priya says her tent hasn't arrived and wants to know our late delivery policy.",
         "The CEO signed off, she's presenting off the plane and needs to work on the deck.",
-        # one person's address or number: the commands are for this person's case
-        "anyway: m.okoro@postbox.ng wants to swap a bike lock, and call him Femi in the reply",
-        "+44 7700 900123 asked about the loan van, ring back before noon",
     ],
 )
 def test_not_a_directive(sentence: str) -> None:

@@ -244,8 +244,6 @@ _STANDING_CONTEXT = re.compile(
 # unlike a measure ("5-year", "12-month")
 _TASK_BOUND = re.compile(
     IDENTIFIER_PATTERN + r"|\b(my|mine)\b|"
-    # one person's address or number: "beatrice.oduya@yahoo.com, call her Bea"
-    r"\b[\w.+-]+@[\w-]+\.[\w.]+\b|\+\d[\d ]{7,}\d|"
     r"\bi(\s+\w+){0,2}\s+(need|have|must|should|want)\b|"
     r"^(?:please\s+)?(?:transfer|connect|put|get|book|find|search|send)\s+"
     r"(?:me\b|.{0,40}\bfor me\b)|"
