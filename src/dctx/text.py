@@ -104,7 +104,7 @@ def sentences(text: str) -> list[str]:
         for part in (p.strip() for p in _SENT_SPLIT.split(line)):
             if not part:
                 continue
-            if open_brackets > 0 and out:
+            if open_brackets > 0:  # only after a part was kept
                 out[-1] = f"{out[-1]} {part}"
             else:
                 out.append(part)
