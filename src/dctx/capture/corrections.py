@@ -33,6 +33,7 @@ from dctx.capture.cues import (
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
+from dctx.capture.specs import spelled_out_spec
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
@@ -268,8 +269,10 @@ def _directives(
     admit: ReadingBands,
 ) -> list[tuple[SentenceKind, str]]:
     """The directive sentences of a turn the reader took as lasting (none otherwise). The
-    sentence cues find which sentences carry it; when they find none, the sentences the reader
-    itself reads as lasting do."""
+    sentence cues find which sentences carry it; a spec the turn sets out (capture/specs.py) is
+    one directive with its items, also where the cues find no command in them (an admitted
+    turn's "Every delay report like this: first line flight and date. Then ..."); when they
+    find none and there is no spec, the sentences the reader itself reads as lasting do."""
     if verdict.p_lasting < admit.candidate:
         return []
     _kinds, directives = _classify_turn(text, first_turn=first_turn)
@@ -288,7 +291,13 @@ def _directives(
             for i, (k, d) in enumerate(directives)
             if k is SentenceKind.DIRECTIVE or i in replaced
         ]
-        return kept if any(k is SentenceKind.DIRECTIVE for k, _ in kept) else directives
+        if not any(k is SentenceKind.DIRECTIVE for k, _ in kept):
+            return directives
+        spec = "" if first_turn else spelled_out_spec(text)
+        return _gathered(kept, spec) if spec else kept
+    spec = "" if first_turn or verdict.p_lasting < admit.active else spelled_out_spec(text)
+    if spec:
+        return [(SentenceKind.DIRECTIVE, spec)]
     if first_turn or verdict.p_lasting < _SURE_WITHOUT_CUES:
         return []  # no directive sentence: only a sure reading of a reply stands for one
     parts = [p for p in sentences(text) if p.strip()]
@@ -299,6 +308,26 @@ def _directives(
         SentenceKind.WITHDRAWAL if verdict.kind is TurnKind.WITHDRAWAL else SentenceKind.DIRECTIVE
     )
     return [(kind, strip_filler(p)) for p in parts[:2] if strip_filler(p)]
+
+
+def _gathered(
+    directives: list[tuple[SentenceKind, str]], spec: str
+) -> list[tuple[SentenceKind, str]]:
+    """The directives with those said inside the spec replaced by the spec, once, where the
+    first of them was: the items of a spec are one rule, not a rule each."""
+    within = _plain(spec)
+    out: list[tuple[SentenceKind, str]] = []
+    for kind, directive in directives:
+        if kind is SentenceKind.DIRECTIVE and _plain(directive) in within:
+            if (kind, spec) not in out:
+                out.append((kind, spec))
+        else:
+            out.append((kind, directive))
+    return out if (SentenceKind.DIRECTIVE, spec) in out else [*out, (SentenceKind.DIRECTIVE, spec)]
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 # "do it like that whenever ...", "use that format for every ..." - but not "use that field"

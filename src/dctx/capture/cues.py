@@ -255,6 +255,12 @@ _TASK_BOUND = re.compile(
 )
 
 
+def commands_in(text: str) -> bool:
+    """Does some clause of the text open with a command ("whenever a parcel holds lithium
+    cells, don't ship it by air")?"""
+    return any(imperative_clause(strip_filler(c)) for c in _CLAUSE_SPLIT.split(text) if c.strip())
+
+
 def is_directive(sentence: str) -> bool:
     """Imperative or modal: some clause starts with a command verb, or the sentence states an
     obligation/preference ("X needs to go to Y", "I want a red-flag line at the top")."""

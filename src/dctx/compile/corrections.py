@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.condition_words import Condition
 from dctx.capture.cues import ceases, is_directive
+from dctx.capture.specs import opens_spec
 from dctx.capture.subjects import generic_term, mask_instances, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
 from dctx.compile.changes import as_change
@@ -231,9 +232,10 @@ def _clauses(directive: str) -> list[str]:
     """Semicolon clauses that carry their own conditions: "set them to pending_customer; they
     auto-close after 72 hours if nobody replies" - the trailing "if" is the second clause's,
     and that clause states a fact, not a directive, so it is dropped. A leading condition
-    ("for banks, X; Y") or a ladder ("a -> b; otherwise c") keeps the sentence whole."""
+    ("for banks, X; Y"), a ladder ("a -> b; otherwise c") or a spec's items (capture/specs.py)
+    keep the sentence whole."""
     parts = [p.strip() for p in re.split(r"\s*;\s*", directive) if p.strip()]
-    if len(parts) < 2 or "->" in directive or "→" in directive:
+    if len(parts) < 2 or "->" in directive or "→" in directive or opens_spec(directive):
         return [directive]
     first = split_condition(parts[0], [])
     if first is not None and directive.lower().startswith(first.qualifier.lower() or "\0"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from dctx.capture.cues import imperative_clause, is_directive
+from dctx.capture.specs import opens_spec
 from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.grammar import names_nothing
 from dctx.models import RuleType
@@ -103,10 +104,12 @@ def drop_preamble(sentence: str) -> str:
         return sentence
     if re.match(r"^\s*(when(ever)?|if|for|once|any ?time|each time|every time)\b", head, re.I):
         return f"{head.strip()}, {tail.strip()}"
-    if _HEAD_RULE.search(head) and not (says_only_that_it_stands(head) and is_directive(tail)):
+    if (_HEAD_RULE.search(head) or opens_spec(sentence)) and not (
+        says_only_that_it_stands(head) and is_directive(tail)
+    ):
         # "summaries should always be a markdown table: metric | value | YoY" - the head is
         # the rule and the tail its detail; "anything over $200 needs approval: call X" - the
-        # head is the condition
+        # head is the condition; "every delay report like this: ..." - what the spec is for
         return f"{head.strip()}: {tail.strip()}"
     return tail.strip()
 
@@ -199,7 +202,10 @@ def rule_type(text: str) -> RuleType:
 
 def split_directives(sentence: str) -> list[str]:
     """Split a compound directive into atomic ones so each can be withdrawn on its own
-    ("put it in a table and bold the totals" -> two rules)."""
+    ("put it in a table and bold the totals" -> two rules). A spec's items stay with their
+    head (capture/specs.py)."""
+    if opens_spec(sentence):
+        return [sentence]
     verbs = (
         r"(?:use|include|add|format|put|keep|round|express|report|present|list|flag|mention|"
         r"cite|call|check|verify|escalate|skip|convert|write|limit|give|state|note|bold|"

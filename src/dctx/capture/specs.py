@@ -1,0 +1,47 @@
+"""Specs: a standing format or procedure set out as a head and its items ("Every delay report
+like this: first line flight and date. Then STD -> ATD in UTC. ..."). The items are one rule
+with their head, never a rule each: apart, "Then the out and back dates." says nothing of
+what it is about.
+"""
+
+from __future__ import annotations
+
+from dctx.capture.cues import SentenceKind, classify_sentence, commands_in, standing_cue
+from dctx.grammar import says_when
+from dctx.text import sentences
+
+_HEAD_WORDS = 14  # a head longer than this is a sentence of its own, not a spec's title
+# what ends a spec's items; not a request: "Then the open tasks." reads as one, and is an item
+_ENDS = frozenset({SentenceKind.ONE_OFF, SentenceKind.ACCEPTANCE, SentenceKind.WITHDRAWAL})
+
+
+def opens_spec(sentence: str) -> bool:
+    """Does the sentence open a spec: a short head that says to what cases it applies (a
+    universal determiner, a condition, a standing cue) and gives no command itself, a colon,
+    and something after it that is not a question ("before we accept anything: did anyone
+    check the setbacks?")?"""
+    head, colon, items = sentence.partition(":")
+    if not colon or not items.strip() or len(head.split()) > _HEAD_WORDS:
+        return False
+    if items.rstrip().endswith("?"):
+        return False
+    if commands_in(head):
+        return False  # "whenever X, don't ship it by air: book ground freight": a command
+    return says_when(head) or standing_cue(head)
+
+
+def spelled_out_spec(text: str) -> str:
+    """The spec a turn sets out: the sentence that opens it and those after it, up to the
+    first that asks, accepts, withdraws or is for this task only ("Can you send her a
+    corrected one?", "Also just this once convert the revenue lines to EUR"). "" when none."""
+    parts = [p for p in sentences(text) if p.strip()]
+    for k, part in enumerate(parts):
+        if not opens_spec(part):
+            continue
+        spec = [part]
+        for later in parts[k + 1 :]:
+            if later.rstrip().endswith("?") or classify_sentence(later) in _ENDS:
+                break
+            spec.append(later)
+        return " ".join(spec)
+    return ""

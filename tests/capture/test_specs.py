@@ -1,0 +1,118 @@
+"""A spec set out as a head and its items ("Every handover note like this: bed number first.
+Then the open tasks. ...") is one rule with its head: apart, "Then the open tasks." says
+nothing of what it is about, and a verbless list has no command for the cues to find."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from dctx.capture.corrections import find_corrections
+from dctx.capture.parse import parse_messages
+from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
+from dctx.capture.specs import opens_spec, spelled_out_spec
+from one_turn import active_rules
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Every handover note like this: the bed number first.",
+        "From now on, standup summaries go like this: blockers first, then wins.",
+        "For any refund email: the amount, the date it lands, and who approved it.",
+    ],
+)
+def test_a_head_that_says_where_it_holds_opens_a_spec(sentence: str) -> None:
+    assert opens_spec(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Note: the build is red again.",  # a label, not a class of cases
+        "The table for this report: region, revenue, margin.",  # this report's
+        "Every handover note like this:",  # nothing after the colon
+        "Before we close anything: did anyone call the customer back?",  # a question
+        # a command and its detail: compile splits those as it always has
+        "Whenever a crate is over 40 kg, don't lift it alone: book the hoist.",
+        "Put every quote in a table from now on: item | qty | price.",
+        "So the thing I keep coming back to after the last three reviews with the whole team "
+        "is this: be brief.",  # a sentence of its own before the colon
+    ],
+)
+def test_other_colons_open_no_spec(sentence: str) -> None:
+    assert not opens_spec(sentence)
+
+
+def test_the_items_run_to_the_first_question() -> None:
+    turn = (
+        "That was far too long. Every handover note from now on: the bed number. Then the "
+        "open tasks. Then who to call overnight. Can you redo tonight's?"
+    )
+    assert spelled_out_spec(turn) == (
+        "Every handover note from now on: the bed number. Then the open tasks. "
+        "Then who to call overnight."
+    )
+
+
+def test_a_one_off_after_the_items_is_not_one_of_them() -> None:
+    turn = (
+        "Every invoice summary like this: customer, total, due date. "
+        "Also just this once add the VAT column, the auditor wants it."
+    )
+    assert spelled_out_spec(turn) == "Every invoice summary like this: customer, total, due date."
+
+
+def test_no_spec_without_a_head() -> None:
+    assert spelled_out_spec("Move the meeting to 3pm. Then send the invite.") == ""
+
+
+class _Admits:
+    """Admits every reply as a lasting turn at p 0.5: above the active band, below the level
+    at which a turn without cue-found directives is read sentence by sentence."""
+
+    id = "admits"
+
+    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
+        return [TurnVerdict(TurnKind.STANDING, 0.5, by=self.id) for _ in turns]
+
+
+def test_a_verbless_spec_in_an_admitted_turn_is_one_rule() -> None:
+    turn = (
+        "Too chatty for the shift log. Every outage entry like this: first line the service "
+        "and the start time. Then minutes down. Then the cause in one line. No paragraphs."
+    )
+    session = parse_messages(
+        [
+            {"role": "user", "content": "log last night's outage"},
+            {"role": "assistant", "content": "Logged: the API was down for a while last night."},
+            {"role": "user", "content": turn},
+        ],
+        conversation_id="c1",
+        actor="ana",
+        skill="ops",
+    )
+    directives = [s.directive for s in find_corrections(session, reader=_Admits())]
+    assert directives == [
+        "Every outage entry like this: first line the service and the start time. Then minutes "
+        "down. Then the cause in one line. No paragraphs."
+    ]
+
+
+def test_a_spec_with_semicolons_compiles_to_one_rule(tmp_path: Path) -> None:
+    turn = (
+        "Here's the layout, every time I ask for the weekly digest: one line per project; "
+        "then the owner; then the status. Sort them by due date."
+    )
+    rules = active_rules(
+        tmp_path,
+        turn,
+        task="weekly digest please",
+        reply="Here is this week's digest as three paragraphs.",
+        actor="ana",
+        skill="pm",
+    )
+    assert len(rules) == 1
+    assert all(item in rules[0].text for item in ("one line per project", "owner", "due date"))
