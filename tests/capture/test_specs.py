@@ -116,3 +116,46 @@ def test_a_spec_with_semicolons_compiles_to_one_rule(tmp_path: Path) -> None:
     )
     assert len(rules) == 1
     assert all(item in rules[0].text for item in ("one line per project", "owner", "due date"))
+
+
+class _DoubtsTheWholeTurn:
+    """Doubts any text that asks for something (p 0.05), is sure of one without (p 0.5): a
+    reader that weighs the request at a spec's end against a lasting reading."""
+
+    id = "doubts"
+
+    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
+        return [
+            TurnVerdict(TurnKind.ONE_OFF, 0.05, by=self.id)
+            if "?" in t.text
+            else TurnVerdict(TurnKind.STANDING, 0.5, by=self.id)
+            for t in turns
+        ]
+
+
+def _session(turn: str) -> list[str]:
+    session = parse_messages(
+        [
+            {"role": "user", "content": "text Mr Obi his pickup time"},
+            {"role": "assistant", "content": "Sent: 'Dear Mr Obi, your order ... regards.'"},
+            {"role": "user", "content": turn},
+        ],
+        conversation_id="c1",
+        actor="ana",
+        skill="desk",
+    )
+    return [s.directive for s in find_corrections(session, reader=_DoubtsTheWholeTurn())]
+
+
+def test_a_spec_is_read_without_the_request_around_it() -> None:
+    turn = (
+        "Far too formal. Every pickup text from now on: first name, the time, the counter "
+        "number. Nothing else. Could you resend his?"
+    )
+    assert _session(turn) == [
+        "Every pickup text from now on: first name, the time, the counter number. Nothing else."
+    ]
+
+
+def test_a_turn_without_a_spec_is_read_whole() -> None:
+    assert _session("Far too formal. Always use first names. Could you resend his?") == []

@@ -74,6 +74,7 @@ def find_corrections(
     verdicts = reader.read([t for _, t in taught])
     decided = dict(zip((m.index for m, _ in taught), verdicts, strict=True))
     meant = _spell_out_fragments(taught, decided, reader)
+    _read_specs_alone(taught, decided, reader, meant)
     tracker = SubjectTracker()
     signals: list[CorrectionSignal] = []
     situation: list[str] = []
@@ -206,6 +207,27 @@ def _spell_out_fragments(
             decided[index] = verdict
         out[index] = turn.text  # what was meant, whichever reading admits the turn
     return out
+
+
+def _read_specs_alone(
+    taught: list[tuple[Message, TurnInput]],
+    decided: dict[int, TurnVerdict],
+    reader: TurnClassifier,
+    meant: dict[int, str],
+) -> None:
+    """Turns that set out a spec (capture/specs.py), read again as the spec alone: a complaint
+    before it and a request for this task after it ("Can you send her a corrected one?") are
+    what the reader weighs against a lasting reading. The more lasting reading stands."""
+    alone: dict[int, TurnInput] = {}
+    for msg, turn in taught:
+        spec = spelled_out_spec(meant.get(msg.index, turn.text))
+        if spec:
+            alone[msg.index] = dataclasses.replace(turn, text=spec)
+    if not alone:
+        return
+    for index, verdict in zip(alone, reader.read(list(alone.values())), strict=True):
+        if verdict.p_lasting > decided[index].p_lasting:
+            decided[index] = verdict
 
 
 def _about_conduct(
