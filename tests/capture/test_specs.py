@@ -12,7 +12,7 @@ import pytest
 from dctx.capture.corrections import find_corrections
 from dctx.capture.parse import parse_messages
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
-from dctx.capture.specs import opens_spec, spelled_out_spec
+from dctx.capture.specs import opens_spec, spelled_out_spec, standing_spec
 from one_turn import active_rules
 
 
@@ -32,6 +32,7 @@ def test_a_head_that_says_where_it_holds_opens_a_spec(sentence: str) -> None:
     "sentence",
     [
         "Note: the build is red again.",  # a label, not a class of cases
+        "Remember: always rebase before you push.",  # a one-word head is a label
         "The table for this report: region, revenue, margin.",  # this report's
         "Every handover note like this:",  # nothing after the colon
         "Before we close anything: did anyone call the customer back?",  # a question
@@ -159,3 +160,50 @@ def test_a_spec_is_read_without_the_request_around_it() -> None:
 
 def test_a_turn_without_a_spec_is_read_whole() -> None:
     assert _session("Far too formal. Always use first names. Could you resend his?") == []
+
+
+class _TakesEveryTurnForATask:
+    """Reads every turn as a task at p 0.01: a reader that a long list of items misleads."""
+
+    id = "task"
+
+    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
+        return [TurnVerdict(TurnKind.TASK, 0.01, by=self.id) for _ in turns]
+
+
+def _read_as_tasks(messages: list[dict[str, str]]) -> list[tuple[str, bool]]:
+    session = parse_messages(messages, conversation_id="c1", actor="ana", skill="desk")
+    found = find_corrections(session, reader=_TakesEveryTurnForATask())
+    return [(s.directive, s.candidate) for s in found]
+
+
+def test_a_spec_whose_head_says_it_stands_is_a_standing_correction() -> None:
+    spec = "Every pickup text from now on: first name, the time, the counter number."
+    turns = _read_as_tasks(
+        [
+            {"role": "user", "content": "text Mr Obi his pickup time"},
+            {"role": "assistant", "content": "Sent: 'Dear Mr Obi, your order ... regards.'"},
+            {"role": "user", "content": f"Far too formal. {spec}"},
+        ]
+    )
+    assert turns == [(spec, False)]
+
+
+def test_a_spec_as_the_opening_request_stays_the_readers_call() -> None:
+    opening = "Every pickup text from now on: first name, the time, the counter number."
+    assert standing_spec(opening) == opening
+    assert _read_as_tasks([{"role": "user", "content": opening}]) == []
+
+
+def test_a_spec_head_without_a_standing_cue_stays_the_readers_call() -> None:
+    turn = "Every pickup text like this: first name, the time, the counter number."
+    assert spelled_out_spec(turn) == turn
+    assert standing_spec(turn) == ""
+    turns = _read_as_tasks(
+        [
+            {"role": "user", "content": "text Mr Obi his pickup time"},
+            {"role": "assistant", "content": "Sent: 'Dear Mr Obi, your order ... regards.'"},
+            {"role": "user", "content": turn},
+        ]
+    )
+    assert turns == []

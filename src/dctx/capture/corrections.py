@@ -33,7 +33,7 @@ from dctx.capture.cues import (
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
-from dctx.capture.specs import spelled_out_spec
+from dctx.capture.specs import spelled_out_spec, standing_spec
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
@@ -62,7 +62,9 @@ def find_corrections(
     Every user turn is read without what was pasted into it (capture/pasted.py) and decided by
     the turn reader (capture/reading): only a turn it reads as a standing correction or a
     withdrawal yields signals, as an active rule when it is sure and as a candidate when less
-    so. `classifier` (an LLM, when configured) decides every turn the reader does not rule
+    so. A reply that sets out a spec whose head says it stands ("Every delivery note from now
+    on: ...", capture/specs.py) is one, however the reader, weighing a long list of items,
+    reads it. `classifier` (an LLM, when configured) decides every turn the reader does not rule
     out, and its reading stands. `teaches` (capture/roles.py) says which user turns may teach
     at all: the others (an end user's requests) are context, never read as corrections.
     """
@@ -121,6 +123,8 @@ def find_corrections(
             verdict = _about_conduct(
                 verdict, meant.get(msg.index, text), acted_on, admit, first_turn=not seen_assistant
             )
+            if seen_assistant and standing_spec(meant.get(msg.index, text)):
+                verdict = _admitted(verdict, admit, by="spec")
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
         asked = text if verdict.p_lasting < admit.candidate else ""
@@ -242,8 +246,14 @@ def _about_conduct(
     (capture/conduct.py) is a standing correction, as the reader's surest band would admit."""
     if not about_conduct(text, acted_on, first_turn=first_turn):
         return verdict
-    probs = dict(verdict.probs)
-    return TurnVerdict(TurnKind.STANDING, max(admit.active, verdict.p_lasting), probs, by="conduct")
+    return _admitted(verdict, admit, by="conduct")
+
+
+def _admitted(verdict: TurnVerdict, admit: ReadingBands, *, by: str) -> TurnVerdict:
+    """The verdict lifted to a standing correction the reader's surest band would admit."""
+    return TurnVerdict(
+        TurnKind.STANDING, max(admit.active, verdict.p_lasting), dict(verdict.probs), by=by
+    )
 
 
 # how sure the reader must be to take a turn in which the cues find no directive sentence

@@ -11,17 +11,19 @@ from dctx.grammar import says_when
 from dctx.text import sentences
 
 _HEAD_WORDS = 14  # a head longer than this is a sentence of its own, not a spec's title
+# a one-word head is a label ("Note:", "Remember:", "yes-always: false"), not what a spec is for
+_LABEL_WORDS = 1
 # what ends a spec's items; not a request: "Then the open tasks." reads as one, and is an item
 _ENDS = frozenset({SentenceKind.ONE_OFF, SentenceKind.ACCEPTANCE, SentenceKind.WITHDRAWAL})
 
 
 def opens_spec(sentence: str) -> bool:
     """Does the sentence open a spec: a short head that says to what cases it applies (a
-    universal determiner, a condition, a standing cue) and gives no command itself, a colon,
-    and something after it that is not a question ("before we accept anything: did anyone
-    check the setbacks?")?"""
+    universal determiner, a condition, a standing cue) in more than a label's one word and
+    gives no command itself, a colon, and something after it that is not a question ("before
+    we accept anything: did anyone check the setbacks?")?"""
     head, colon, items = sentence.partition(":")
-    if not colon or not items.strip() or len(head.split()) > _HEAD_WORDS:
+    if not colon or not items.strip() or not _LABEL_WORDS < len(head.split()) <= _HEAD_WORDS:
         return False
     if items.rstrip().endswith("?"):
         return False
@@ -45,3 +47,11 @@ def spelled_out_spec(text: str) -> str:
             spec.append(later)
         return " ".join(spec)
     return ""
+
+
+def standing_spec(text: str) -> str:
+    """The spec a turn sets out when its head says it stands ("Every delivery note from now
+    on: subject ... Body: ..."), "" otherwise. Such a turn is a standing correction whatever
+    its length: the reader, weighing a long list of items, takes it for a task."""
+    spec = spelled_out_spec(text)
+    return spec if standing_cue(spec.partition(":")[0]) else ""
