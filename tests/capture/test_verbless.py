@@ -80,3 +80,23 @@ def test_a_frequency_sentence_with_its_own_clause_stands_alone() -> None:
 def test_a_command_that_opens_with_always_is_not_a_how_often() -> None:
     said = ["Weigh every parcel.", "Always photograph the label of every parcel."]
     assert with_lone_adverbs(said) == said
+
+
+def test_a_verbless_contrast_completes_the_verbless_sentence_before_it() -> None:
+    assert with_lone_adverbs(["Paint: matte.", "Never gloss.", "The clients hate shine."]) == [
+        "Paint: matte, never gloss.",
+        "The clients hate shine.",
+    ]
+    assert with_lone_adverbs(["Short answers.", "Not essays."]) == ["Short answers, not essays."]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        ["Paint: matte.", "Never use gloss."],  # a command of its own
+        ["Paint it matte.", "Never gloss."],  # the sentence before is a command
+        ["That was wrong.", "Never again."],  # the sentence before is a clause
+    ],
+)
+def test_a_contrast_joins_only_a_verbless_sentence(said: list[str]) -> None:
+    assert with_lone_adverbs(said) == said

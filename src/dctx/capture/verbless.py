@@ -129,13 +129,19 @@ def with_lone_adverbs(parts: list[str]) -> list[str]:
     """ "available, not on-hand. always.": a sentence that is only a standing adverb belongs
     to the fragment before it ("available, not on-hand, always"), which it makes standing;
     so does a verbless one that opens with a frequency adverbial ("do a dry run first. every
-    time, even for a one-line change"): it says how often the sentence before holds."""
+    time, even for a one-line change"): it says how often the sentence before holds. A
+    verbless "never ..." or "not ..." after a verbless sentence ("Fuel: kilograms. Never
+    litres.") is the other half of its convention: apart, "Never litres." names too little to
+    be a rule."""
     out: list[str] = []
     for part in parts:
         toks = _tokens(part)
         if out and len(toks) == 1 and toks[0] in STANDING_ADVERBS:
             out[-1] = f"{out[-1].rstrip(' .!')}, {toks[0]}."
-        elif out and _says_how_often(part) and not imperative_clause(part):
+        elif out and (
+            (_says_how_often(part) and not imperative_clause(part))
+            or (_verbless_contrast(part) and _verbless(out[-1]))
+        ):
             said = part.strip().rstrip(" .!")
             out[-1] = f"{out[-1].rstrip(' .!')}, {said[:1].lower()}{said[1:]}."
         else:
@@ -164,3 +170,24 @@ def _says_how_often(part: str) -> bool:
     if not toks or len(toks) > _MAX_WORDS or any(_finite(t) for t in toks):
         return False
     return tuple(_tokens(head)) in _HOW_OFTEN
+
+
+_CONTRASTS = ("never", "not")
+
+
+def _verbless(part: str) -> bool:
+    """A short sentence with no clause and no command ("Fuel: kilograms.")."""
+    core = strip_filler(part).strip()
+    toks = _tokens(core)
+    if not toks or len(toks) > _MAX_WORDS or core.endswith("?") or any(_finite(t) for t in toks):
+        return False
+    return not any(imperative_clause(c) for c in _CLAUSE_SPLIT.split(core) if _tokens(c))
+
+
+def _verbless_contrast(part: str) -> bool:
+    """ "Never litres.", "not the local time": a contrast that opens with its negation and
+    has no verb after it ("Never send it." is a command of its own)."""
+    toks = _tokens(part)
+    if len(toks) < 2 or toks[0] not in _CONTRASTS:
+        return False
+    return _verbless(part.strip().split(maxsplit=1)[1])
