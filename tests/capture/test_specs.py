@@ -11,9 +11,24 @@ import pytest
 
 from dctx.capture.corrections import find_corrections
 from dctx.capture.parse import parse_messages
-from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
+from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.specs import opens_spec, spelled_out_spec, standing_spec
 from one_turn import active_rules
+
+_TASK = "text Mr Obi his pickup time"
+_REPLY = "Sent: 'Dear Mr Obi, your order ... regards.'"
+
+
+def _found(
+    reader: TurnClassifier, *turns: str, task: str = _TASK, reply: str = _REPLY
+) -> list[tuple[str, bool]]:
+    """(directive, candidate) of each signal of a session: the task, the agent's reply, then
+    the user's turns (none: the task alone, as the opening request)."""
+    messages = [{"role": "user", "content": task}]
+    for turn in turns:
+        messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": turn}]
+    session = parse_messages(messages, conversation_id="c1", actor="ana", skill="desk")
+    return [(s.directive, s.candidate) for s in find_corrections(session, reader=reader)]
 
 
 @pytest.mark.parametrize(
@@ -85,17 +100,10 @@ def test_a_verbless_spec_in_an_admitted_turn_is_one_rule() -> None:
         "Too chatty for the shift log. Every outage entry like this: first line the service "
         "and the start time. Then minutes down. Then the cause in one line. No paragraphs."
     )
-    session = parse_messages(
-        [
-            {"role": "user", "content": "log last night's outage"},
-            {"role": "assistant", "content": "Logged: the API was down for a while last night."},
-            {"role": "user", "content": turn},
-        ],
-        conversation_id="c1",
-        actor="ana",
-        skill="ops",
-    )
-    directives = [s.directive for s in find_corrections(session, reader=_Admits())]
+    reply = "Logged: the API was down for a while last night."
+    directives = [
+        d for d, _ in _found(_Admits(), turn, task="log last night's outage", reply=reply)
+    ]
     assert directives == [
         "Every outage entry like this: first line the service and the start time. Then minutes "
         "down. Then the cause in one line. No paragraphs."
@@ -135,17 +143,7 @@ class _DoubtsTheWholeTurn:
 
 
 def _session(turn: str) -> list[str]:
-    session = parse_messages(
-        [
-            {"role": "user", "content": "text Mr Obi his pickup time"},
-            {"role": "assistant", "content": "Sent: 'Dear Mr Obi, your order ... regards.'"},
-            {"role": "user", "content": turn},
-        ],
-        conversation_id="c1",
-        actor="ana",
-        skill="desk",
-    )
-    return [s.directive for s in find_corrections(session, reader=_DoubtsTheWholeTurn())]
+    return [d for d, _ in _found(_DoubtsTheWholeTurn(), turn)]
 
 
 def test_a_spec_is_read_without_the_request_around_it() -> None:
@@ -171,39 +169,19 @@ class _TakesEveryTurnForATask:
         return [TurnVerdict(TurnKind.TASK, 0.01, by=self.id) for _ in turns]
 
 
-def _read_as_tasks(messages: list[dict[str, str]]) -> list[tuple[str, bool]]:
-    session = parse_messages(messages, conversation_id="c1", actor="ana", skill="desk")
-    found = find_corrections(session, reader=_TakesEveryTurnForATask())
-    return [(s.directive, s.candidate) for s in found]
-
-
 def test_a_spec_whose_head_says_it_stands_is_a_standing_correction() -> None:
     spec = "Every pickup text from now on: first name, the time, the counter number."
-    turns = _read_as_tasks(
-        [
-            {"role": "user", "content": "text Mr Obi his pickup time"},
-            {"role": "assistant", "content": "Sent: 'Dear Mr Obi, your order ... regards.'"},
-            {"role": "user", "content": f"Far too formal. {spec}"},
-        ]
-    )
-    assert turns == [(spec, False)]
+    assert _found(_TakesEveryTurnForATask(), f"Far too formal. {spec}") == [(spec, False)]
 
 
 def test_a_spec_as_the_opening_request_stays_the_readers_call() -> None:
     opening = "Every pickup text from now on: first name, the time, the counter number."
     assert standing_spec(opening) == opening
-    assert _read_as_tasks([{"role": "user", "content": opening}]) == []
+    assert _found(_TakesEveryTurnForATask(), task=opening) == []
 
 
 def test_a_spec_head_without_a_standing_cue_stays_the_readers_call() -> None:
     turn = "Every pickup text like this: first name, the time, the counter number."
     assert spelled_out_spec(turn) == turn
     assert standing_spec(turn) == ""
-    turns = _read_as_tasks(
-        [
-            {"role": "user", "content": "text Mr Obi his pickup time"},
-            {"role": "assistant", "content": "Sent: 'Dear Mr Obi, your order ... regards.'"},
-            {"role": "user", "content": turn},
-        ]
-    )
-    assert turns == []
+    assert _found(_TakesEveryTurnForATask(), turn) == []
