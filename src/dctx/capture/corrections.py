@@ -33,7 +33,7 @@ from dctx.capture.cues import (
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
-from dctx.capture.specs import spelled_out_spec, standing_spec
+from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
@@ -76,7 +76,7 @@ def find_corrections(
     verdicts = reader.read([t for _, t in taught])
     decided = dict(zip((m.index for m, _ in taught), verdicts, strict=True))
     meant = _spell_out_fragments(taught, decided, reader)
-    _read_specs_alone(taught, decided, reader, meant)
+    specs = _read_specs_alone(taught, decided, reader, meant)
     tracker = SubjectTracker()
     signals: list[CorrectionSignal] = []
     situation: list[str] = []
@@ -114,6 +114,7 @@ def find_corrections(
         # user turn: the user's own words only
         text = own_words.get(msg.index, "")
         verdict = decided.get(msg.index)
+        spec = specs.get(msg.index, "")
         if not query and text:
             query = text
             tracker.observe_text(text)
@@ -123,7 +124,7 @@ def find_corrections(
             verdict = _about_conduct(
                 verdict, meant.get(msg.index, text), acted_on, admit, first_turn=not seen_assistant
             )
-            if seen_assistant and standing_spec(meant.get(msg.index, text)):
+            if seen_assistant and stands(spec):
                 verdict = _admitted(verdict, admit, by="spec")
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
@@ -136,6 +137,7 @@ def find_corrections(
         directives = _directives(
             meant.get(msg.index, text),
             verdict,
+            spec,
             first_turn=not seen_assistant,
             reader=reader,
             admit=admit,
@@ -218,20 +220,24 @@ def _read_specs_alone(
     decided: dict[int, TurnVerdict],
     reader: TurnClassifier,
     meant: dict[int, str],
-) -> None:
-    """Turns that set out a spec (capture/specs.py), read again as the spec alone: a complaint
-    before it and a request for this task after it ("Can you send her a corrected one?") are
-    what the reader weighs against a lasting reading. The more lasting reading stands."""
-    alone: dict[int, TurnInput] = {}
+) -> dict[int, str]:
+    """The spec each turn sets out (capture/specs.py), by message index, each read again
+    alone: a complaint before it and a request for this task after it ("Can you send her a
+    corrected one?") are what the reader weighs against a lasting reading. The more lasting
+    reading stands."""
+    specs: dict[int, str] = {}
+    alone: list[TurnInput] = []
     for msg, turn in taught:
         spec = spelled_out_spec(meant.get(msg.index, turn.text))
         if spec:
-            alone[msg.index] = dataclasses.replace(turn, text=spec)
+            specs[msg.index] = spec
+            alone.append(dataclasses.replace(turn, text=spec))
     if not alone:
-        return
-    for index, verdict in zip(alone, reader.read(list(alone.values())), strict=True):
+        return specs
+    for index, verdict in zip(specs, reader.read(alone), strict=True):
         if verdict.p_lasting > decided[index].p_lasting:
             decided[index] = verdict
+    return specs
 
 
 def _about_conduct(
@@ -295,6 +301,7 @@ def _overrule(
 def _directives(
     text: str,
     verdict: TurnVerdict,
+    spec: str,
     *,
     first_turn: bool,
     reader: TurnClassifier,
@@ -325,10 +332,8 @@ def _directives(
         ]
         if not any(k is SentenceKind.DIRECTIVE for k, _ in kept):
             return directives
-        spec = "" if first_turn else spelled_out_spec(text)
-        return _gathered(kept, spec) if spec else kept
-    spec = "" if first_turn or verdict.p_lasting < admit.active else spelled_out_spec(text)
-    if spec:
+        return _gathered(kept, spec) if spec and not first_turn else kept
+    if spec and not first_turn and verdict.p_lasting >= admit.active:
         return [(SentenceKind.DIRECTIVE, spec)]
     if first_turn or verdict.p_lasting < _SURE_WITHOUT_CUES:
         return []  # no directive sentence: only a sure reading of a reply stands for one

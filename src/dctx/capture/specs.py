@@ -49,9 +49,14 @@ def spelled_out_spec(text: str) -> str:
     return ""
 
 
+def stands(spec: str) -> bool:
+    """Does the spec's head say it stands ("Every delivery note from now on: subject ...
+    Body: ...")? Such a turn is a standing correction whatever its length: the reader,
+    weighing a long list of items, takes it for a task."""
+    return bool(spec) and standing_cue(spec.partition(":")[0])
+
+
 def standing_spec(text: str) -> str:
-    """The spec a turn sets out when its head says it stands ("Every delivery note from now
-    on: subject ... Body: ..."), "" otherwise. Such a turn is a standing correction whatever
-    its length: the reader, weighing a long list of items, takes it for a task."""
+    """The spec a turn sets out when its head says it stands (`stands`), "" otherwise."""
     spec = spelled_out_spec(text)
-    return spec if standing_cue(spec.partition(":")[0]) else ""
+    return spec if stands(spec) else ""
