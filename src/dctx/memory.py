@@ -351,7 +351,18 @@ class Memory:
             if classifier is None and steps is not None:
                 classifier = steps.classifier(session)
             policy = resolve_policy(policies, session.skill)
-            signals = find_corrections(session, classifier, reader, teaches=policy.teaches)
+            rulebook = [
+                r.text
+                for r in self.store.list_rules(
+                    namespace=namespace,
+                    actor=session.actor,
+                    skill=session.skill,
+                    statuses=[RuleStatus.ACTIVE],
+                )
+            ]
+            signals = find_corrections(
+                session, classifier, reader, teaches=policy.teaches, rulebook=rulebook
+            )
             signals = policy.apply(signals, session)
             subjects = signals[-1].subjects if signals else []
             graph = build_graph(session, subjects)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from dctx.capture.base import (
     Aftermath,
@@ -33,6 +33,7 @@ from dctx.capture.cues import (
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
+from dctx.capture.revisions import Revision, revision
 from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
@@ -56,6 +57,7 @@ def find_corrections(
     classifier: AftermathClassifier | None = None,
     reader: TurnClassifier | None = None,
     teaches: Callable[[Message], bool] | None = None,
+    rulebook: Sequence[str] = (),
 ) -> list[CorrectionSignal]:
     """All correction and withdrawal signals of a session, in order.
 
@@ -90,6 +92,7 @@ def find_corrections(
     said_before = ""  # the last directives of the chain: what an elliptical turn says again
     asked = ""  # the last user turn that asked for something, until the agent acts on it
     own_words = {m.index: t.text for m, t in turns}
+    known = list(rulebook)  # the speaker's rules, and what this session added to them
     for msg in session.messages:
         if msg.role == "system":
             continue
@@ -126,6 +129,9 @@ def find_corrections(
             )
             if seen_assistant and stands(spec):
                 verdict = _admitted(verdict, admit, by="spec")
+        revised = _revised(verdict, text, known, admit)
+        if revised is not None:
+            verdict = _admitted(verdict, admit, by="revision")
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
         asked = text if verdict.p_lasting < admit.candidate else ""
@@ -142,6 +148,8 @@ def find_corrections(
             reader=reader,
             admit=admit,
         )
+        if revised is not None and verdict.by == "revision":
+            directives = [(SentenceKind.DIRECTIVE, " ".join(revised.sentences))]
         extends = ""
         if said_before and verdict.p_lasting >= admit.candidate and elliptical_subject(text):
             # "same with anything flagged hazmat class 3": the turn before, for that too
@@ -177,6 +185,8 @@ def find_corrections(
             )
 
         commands = [d for kind, d in directives if kind is SentenceKind.DIRECTIVE]
+        if verdict.p_lasting >= admit.active:
+            known.extend(commands)
         if commands:
             said_before = extends or "\n".join(commands)
         if verdict.kind in (TurnKind.ACCEPTANCE, TurnKind.TASK):
@@ -253,6 +263,16 @@ def _about_conduct(
     if not about_conduct(text, acted_on, first_turn=first_turn):
         return verdict
     return _admitted(verdict, admit, by="conduct")
+
+
+def _revised(
+    verdict: TurnVerdict, text: str, known: Sequence[str], admit: ReadingBands
+) -> Revision | None:
+    """The speaker's rule a turn the reader does not admit gives a new value for
+    (capture/revisions.py), if any."""
+    if verdict.p_lasting >= admit.candidate or verdict.kind is TurnKind.WITHDRAWAL:
+        return None
+    return revision(text, known)
 
 
 def _admitted(verdict: TurnVerdict, admit: ReadingBands, *, by: str) -> TurnVerdict:

@@ -1,0 +1,115 @@
+"""A turn that changes the value of a rule its speaker already has.
+
+"Update on shipping: it's $65 now. Badge for $65 and up." after the rule "badge only on $75
+and up" updates that rule. Read alone, the turn is news or a question (the turn reader gives
+it p 0.00, "can you tell me what RJ-1204 costs?" at its end), and the old value stays active.
+Capture reads each turn the reader does not admit against its speaker's rules (the active
+rules of the same actor and skill, and the directives admitted earlier in the session): a turn
+that speaks of a rule's subject (shares at least two of its content words) and gives another
+quantity of the same kind where the rule has one (a number after the same currency sign, or
+before the same unit or noun, that the turn does not repeat) revises it. The turn's sentences
+that hold the new quantity, questions, one-off fixes and pasted output aside, are the new rule (the
+commands among them where some are: "Badge for $65 and up.", not "it's $65 now."); compile
+puts it in the old rule's conflict group, where the newer one supersedes.
+
+Only a quantity counts as a value: a changed word ("the qa namespace now") is what the turn
+reader and compile's supersession already weigh, and a number inside an identifier ("GL-2210",
+"v2") is a name, not a value.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from dctx.capture.cues import SentenceKind, classify_sentence, is_directive
+from dctx.capture.pasted import code_token
+from dctx.grammar import opens_command
+from dctx.text import STOPWORDS, sentences, stem
+
+# a number after a currency sign, or before a unit or noun ("$65", "15 working days", "30%");
+# not part of an identifier ("GL-2210", "v2", "3.4.0-rc")
+_QUANTITY = re.compile(
+    r"(?<![\w.\-])(?P<sign>[$€£])?\s?(?P<number>\d+(?:[.,]\d+)?)(?![\w\-]|\.\d)"
+    r"(?:\s?(?P<unit>%|[A-Za-z]+))?"
+)
+_AMOUNT = re.compile(r"[$€£]?\d[\d.,]*%?\W*$")  # "$65," is an amount, not code
+_LETTERS = re.compile(r"[a-z]+")
+_SHARED_WORDS = 2  # what a turn must share with a rule to speak of its subject
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """The rule a turn revises and the sentences that say its new value."""
+
+    rule: str
+    sentences: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=4096)  # a speaker's rules are read against each of their turns
+def quantities(text: str) -> frozenset[tuple[str, str]]:
+    """(kind, number) of each quantity in `text`: the kind is the currency sign, "%", or the
+    stem of the word after the number ("15 working days" -> "work"); a bare number has none."""
+    out: set[tuple[str, str]] = set()
+    for m in _QUANTITY.finditer(text):
+        unit = (m.group("unit") or "").lower()
+        kind = m.group("sign") or (
+            unit if unit == "%" else (stem(unit) if unit and unit not in STOPWORDS else "")
+        )
+        if kind:
+            out.add((kind, m.group("number").replace(",", "")))
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _subject_words(text: str) -> frozenset[str]:
+    """Stems of the text's words, hyphenated ones split ("free-shipping": free, ship)."""
+    return frozenset(
+        stem(w) for w in _LETTERS.findall(text.lower()) if w not in STOPWORDS and len(w) > 2
+    )
+
+
+def _changed(
+    turn: frozenset[tuple[str, str]], rule: frozenset[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The turn's quantities that replace one of the rule's: of a kind the rule has, with a
+    number it has not, where the rule has a number of that kind the turn does not repeat."""
+    dropped = {kind for kind, _ in rule - turn}
+    return {(kind, number) for kind, number in turn - rule if kind in dropped}
+
+
+def revision(text: str, rules: Iterable[str]) -> Revision | None:
+    """The latest of `rules` whose value the turn changes, with the sentences of the turn
+    that say the new value; None when it changes none."""
+    said = quantities(text)
+    if not said:
+        return None
+    words = _subject_words(text)
+    for rule in reversed(list(rules)):
+        new = _changed(said, quantities(rule))
+        if not new or len(words & _subject_words(rule)) < _SHARED_WORDS:
+            continue
+        carrying = [s for s in sentences(text) if _said(s) and quantities(s) & new]
+        # the parser's reading of a command first, then the cues' ("Quote 14 working days."),
+        # each of what follows a label ("Update on shipping: it's $65 now." commands nothing)
+        parsed = [s for s in carrying if opens_command(_after_label(s))]
+        listed = [s for s in carrying if is_directive(_after_label(s))]
+        if carrying:
+            return Revision(rule, tuple(parsed or listed or carrying))
+    return None
+
+
+def _said(sentence: str) -> bool:
+    """A sentence the speaker says for good: not a question, a fix of this one case ("make it
+    14 days for this one") or a line of output pasted with it."""
+    return (
+        "?" not in sentence
+        and not any(code_token(t) for t in sentence.split() if not _AMOUNT.match(t))
+        and classify_sentence(sentence) is not SentenceKind.ONE_OFF
+    )
+
+
+def _after_label(sentence: str) -> str:
+    return sentence.rsplit(":", 1)[-1].strip()

@@ -1,0 +1,106 @@
+"""A turn that gives a new value for a rule its speaker already has revises that rule, however
+the turn reader reads the turn ("it's 14 days now", news to the reader): the old value must not
+stay active beside the new one, and nothing else the speaker says with a number does that."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dctx.capture.revisions import quantities, revision
+from dctx.memory import Memory
+from dctx.models import RuleStatus
+from stub_reader import SureOf
+
+_RULE = "Quote 10 working days for a replacement library card."
+_NEWS = "The county office prints the cards now, so it's 14 working days. Quote 14 working days."
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("refunds up to $40 without approval", {("$", "40")}),
+        ("quote 14 working days", {("work", "14")}),
+        ("a 15% restocking fee", {("%", "15")}),
+        ("the loaner pool has 12 laptops", {("laptop", "12")}),
+        ("ticket LIB-2210 and build 3.4.0 on v2", set()),  # identifiers are names
+        ("call back after 3 and before 5", set()),  # bare numbers: no kind to compare
+    ],
+)
+def test_a_quantity_is_a_number_with_its_kind(text: str, found: set[tuple[str, str]]) -> None:
+    assert quantities(text) == found
+
+
+def test_a_new_value_for_the_rules_subject_revises_it() -> None:
+    found = revision(_NEWS, ["Shelve new arrivals by Friday.", _RULE])
+    assert found is not None
+    assert found.rule == _RULE
+    assert found.sentences == ("Quote 14 working days.",)  # the command, not the news
+
+
+def test_an_amount_is_said_not_pasted() -> None:
+    rule = "Waive the late fee on replacement cards up to $5."
+    found = revision("Replacement cards: the late fee cap is $8 now. Waive up to $8.", [rule])
+    assert found is not None
+    assert found.sentences == ("Waive up to $8.",)
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Order 14 working lamps for the reading room.",  # same kind, another subject
+        "Replacement library cards: still 10 working days, quote that.",  # the same value
+        "How many working days for a replacement library card now? 14?",  # a question
+        "Replacement library card for member LIB-2210, please.",  # no quantity
+        "[W] replacement library card queue: 14 working days, see cards.queue_eta",  # output
+        "Quote 14 working days for this one replacement card, the printer is down.",  # one-off
+    ],
+)
+def test_no_new_value_for_the_same_subject_revises_nothing(turn: str) -> None:
+    assert revision(turn, [_RULE]) is None
+
+
+def _capture(memory: Memory, turn: str, *, cid: str, actor: str, when: str) -> None:
+    messages = [
+        {"role": "user", "content": "member 4471 lost their card, sort out a replacement"},
+        {"role": "assistant", "content": "Replacement ordered; I told them 10 working days."},
+        {"role": "user", "content": turn},
+        {"role": "assistant", "content": "Noted."},
+    ]
+    memory.capture(messages, actor=actor, skill="circulation", conversation_id=cid, timestamp=when)
+
+
+def _active(memory: Memory) -> list[tuple[str | None, str]]:
+    return [(r.actor, r.text) for r in memory.rules(status=RuleStatus.ACTIVE)]
+
+
+def test_capture_supersedes_the_old_value_though_the_reader_reads_news(tmp_path: Path) -> None:
+    # the reader is sure of the first correction only: the later turn is a task to it
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_RULE)) as memory:
+        _capture(memory, _RULE, cid="c1", actor="noor", when="2026-03-01T09:00:00Z")
+        _capture(memory, _NEWS, cid="c2", actor="noor", when="2026-04-01T09:00:00Z")
+        assert _active(memory) == [("noor", "Quote 14 working days.")]
+        old = memory.rules(status=RuleStatus.SUPERSEDED)
+        assert [r.text for r in old] == [_RULE]
+
+
+def test_another_actor_revises_nothing_of_anothers_rules(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_RULE)) as memory:
+        _capture(memory, _RULE, cid="c1", actor="noor", when="2026-03-01T09:00:00Z")
+        _capture(memory, _NEWS, cid="c2", actor="sam", when="2026-04-01T09:00:00Z")
+        assert _active(memory) == [("noor", _RULE)]
+
+
+def test_a_value_changed_later_in_the_same_session_revises_it(tmp_path: Path) -> None:
+    messages = [
+        {"role": "user", "content": "member 4471 lost their card, sort out a replacement"},
+        {"role": "assistant", "content": "Replacement ordered."},
+        {"role": "user", "content": _RULE},
+        {"role": "assistant", "content": "Will do."},
+        {"role": "user", "content": _NEWS},
+        {"role": "assistant", "content": "Noted."},
+    ]
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_RULE)) as memory:
+        memory.capture(messages, actor="noor", skill="circulation", conversation_id="c1")
+        assert _active(memory) == [("noor", "Quote 14 working days.")]
