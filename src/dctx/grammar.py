@@ -135,6 +135,30 @@ def says_when(sentence: str) -> bool:
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def open_case(sentence: str) -> bool:
+    """Does a clause of condition or time in the sentence speak of any case, not this one: it
+    names something indefinite or universal ("before you book anyone", "before you log a
+    missed collection", "when a seat opens") and points at nothing in particular ("before you
+    send it", "when the invoice comes in")? What a polite question asks to be done in such
+    cases is asked for every case, not for this one."""
+    if _CASE_MARKERS.isdisjoint(w.lower() for w in _LETTERS.findall(sentence)):
+        return False
+    for token in _pipeline()(" ".join(_WORD.findall(sentence)[: 2 * _MAX_WORDS])):
+        if not (
+            token.lower_ in _CASE_MARKERS
+            and token.dep_ in ("mark", "advmod")
+            and token.head.dep_ == "advcl"
+        ):
+            continue
+        words = {t.lower_ for t in token.head.subtree}
+        if words & _PARTICULAR:
+            continue
+        if words & (_INDEFINITE | _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def subject_of(clause: str, verbs: frozenset[str]) -> str:
     """The head word of the subject of the clause's first verb among `verbs` ("the dates on
     the two notes don't match" -> "dates" for {"match"}), or "" when it has none."""
@@ -192,6 +216,9 @@ _UNIVERSAL_PRONOUNS = frozenset(
 )
 # words that open a clause of condition or time: "if it's above the max", "before you send"
 _CASE_MARKERS = frozenset({"when", "whenever", "if", "unless", "once", "before", "after"})
+_INDEFINITE = frozenset({"a", "an"})
+# words that point at a case in view: "before you send it", "when the invoice comes in"
+_PARTICULAR = frozenset("it this that these those them the her him his my our your".split())
 _SAYS_WHEN_WORDS = _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS | _CASE_MARKERS
 _SUBJECT = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 # the first word modifies a noun after it: "serif fonts", "title case", "invoice numbers"

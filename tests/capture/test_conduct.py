@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from dctx.capture.conduct import about_conduct, named_tool, tool_nouns
+from dctx.capture.conduct import about_conduct, conduct_directive, named_tool, tool_nouns
 from dctx.capture.corrections import find_corrections
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import bands_for, default_reader
 from dctx.capture.turns import user_turn_inputs
-from dctx.grammar import says_when
+from dctx.grammar import open_case, says_when
 from dctx.memory import Memory
 from dctx.models import Message, RuleStatus, Session, ToolCall
 
@@ -97,6 +97,62 @@ def test_a_general_directive_naming_a_tool_object_is_conduct() -> None:
     # no tools called, or no agent output yet: nothing to be about
     assert not about_conduct(RULE, frozenset())
     assert not about_conduct(RULE, nouns, first_turn=True)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "any_case"),
+    [
+        ("check the vaccination card before you board anyone", True),
+        ("weigh the cat before you book a grooming slot", True),
+        ("call the owner if a dog arrives without papers", True),
+        ("check every invoice before you send it", False),  # the invoices in view
+        ("ring me when the Hendersons arrive", False),  # one case
+        ("call me when you are done", False),  # this task
+        ("weigh every cat at check-in", False),  # general, but no clause of cases
+    ],
+)
+def test_open_case_reads_a_clause_of_any_case(sentence: str, any_case: bool) -> None:
+    assert open_case(sentence) is any_case
+
+
+@pytest.mark.parametrize(
+    ("turn", "command"),
+    [
+        (
+            "Oh, and one more thing: could you check the vaccination card before you book any "
+            "stay? Two came in expired last week.",
+            "Check the vaccination card before you book any stay.",
+        ),
+        (
+            "Would you please pull the booking before you send an invoice?",
+            "Pull the booking before you send an invoice.",
+        ),
+    ],
+)
+def test_a_polite_question_asking_it_for_any_case_is_conduct(turn: str, command: str) -> None:
+    nouns = tool_nouns(["get_booking", "send_invoice", "book_stay"])
+    assert conduct_directive(turn, nouns) == command
+
+
+def test_a_polite_question_about_this_case_is_a_request() -> None:
+    nouns = tool_nouns(["get_booking", "send_invoice"])
+    assert conduct_directive("Could you pull the booking before you send it?", nouns) is None
+    assert conduct_directive("Can you send the invoice when the Hendersons pay?", nouns) is None
+
+
+def test_a_tool_called_after_the_correction_is_the_agents_tool_too() -> None:
+    """The agent books without checking; told to check first, it calls the check next: the
+    check's tool names what the correction is about."""
+    asked = "thanks. could you check the vaccination card before you book any stay?"
+    check = ToolCall(id="c3", name="check_vaccinations", arguments={"pet": "Biscuit"})
+    session = _session(asked)
+    session.messages += [
+        Message(len(session.messages), "assistant", "", tool_calls=[check]),
+        Message(len(session.messages) + 1, "tool", '{"ok": true}', tool_call_id="c3"),
+    ]
+    found = find_corrections(session, reader=Doubts())
+    assert [s.directive for s in found] == ["Check the vaccination card before you book any stay."]
+    assert not found[0].candidate
 
 
 def test_capture_admits_it_where_the_reader_doubts_it() -> None:

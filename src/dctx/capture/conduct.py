@@ -20,13 +20,13 @@ from collections.abc import Iterable
 
 from dctx.capture.cues import ASKING, SentenceKind, classify_sentence, standing_cue
 from dctx.capture.verbs import IMPERATIVE_VERBS
-from dctx.grammar import opens_command, says_when
+from dctx.grammar import open_case, opens_command, says_when
 from dctx.text import sentences
 
 _WORD = re.compile(r"[A-Za-z]+")
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 # "could you please mask account numbers going forward?": a request, in a question's form
-_POLITE = re.compile(rf"^\W*{ASKING}\b", re.IGNORECASE)
+_POLITE = re.compile(rf"\b{ASKING}\b(?:\s+please\b)?", re.IGNORECASE)
 _MIN_CHARS = 3  # "req", "kb" is too short to name anything reliably
 _STEM_CHARS = 6
 # words of tool names that name no object of the domain: `get_user_details`, `mcp__x__list`
@@ -89,17 +89,39 @@ def named_tool(text: str, tool_names: Iterable[str]) -> str | None:
 
 def about_conduct(text: str, nouns: frozenset[str], *, first_turn: bool = False) -> bool:
     """Does a sentence of the turn tell the agent, in general terms, how to work with what its
-    tools act on: a directive (not a question, unless a polite "could you ... from now on?")
-    that says to what cases it applies and names one of `nouns`?"""
+    tools act on (`conduct_directive`)?"""
+    return conduct_directive(text, nouns, first_turn=first_turn) is not None
+
+
+def conduct_directive(text: str, nouns: frozenset[str], *, first_turn: bool = False) -> str | None:
+    """The first sentence of the turn that tells the agent, in general terms, how to work with
+    what its tools act on, as a command: a directive that says to what cases it applies and
+    names one of `nouns`, or a polite question that asks for it from now on or in any case of
+    a kind ("Could you check coverage before you set a reserve on anything?" -> "Check
+    coverage before you set a reserve on anything."; not "Can you check every invoice before
+    you send it?", which speaks of the invoices in view). None when no sentence does."""
     if not nouns or first_turn:
-        return False
+        return None
     for sentence in sentences(text):
-        if "?" in sentence and not (_POLITE.match(sentence) and standing_cue(sentence)):
-            continue  # a question, unless a polite form of a standing instruction
-        if classify_sentence(sentence) is not SentenceKind.DIRECTIVE:
+        command = sentence
+        if "?" in sentence:
+            asked = _POLITE.search(sentence)
+            if asked is None:
+                continue  # a question, unless a polite form of an instruction
+            command = _as_command(sentence[asked.end() :])
+            if not (standing_cue(command) or open_case(command)):
+                continue
+        elif classify_sentence(sentence) is not SentenceKind.DIRECTIVE:
             continue
-        if not nouns.intersection(_stem(w) for w in _WORD.findall(sentence)):
+        if not nouns.intersection(_stem(w) for w in _WORD.findall(command)):
             continue
-        if standing_cue(sentence) or says_when(sentence):
-            return True
-    return False
+        if standing_cue(command) or says_when(command):
+            return command
+    return None
+
+
+def _as_command(asked: str) -> str:
+    """What a polite question asks for, as a command: "run the check first, please?" ->
+    "Run the check first, please."."""
+    core = asked.strip().rstrip("?").strip()
+    return core[:1].upper() + core[1:] + "." if core else ""

@@ -18,7 +18,7 @@ from dctx.capture.base import (
     CorrectionSignal,
     session_context,
 )
-from dctx.capture.conduct import about_conduct, tool_nouns
+from dctx.capture.conduct import conduct_directive, tool_nouns
 from dctx.capture.cues import (
     _CLAUSE_SPLIT,
     _LEAD_CONDITION,
@@ -85,7 +85,9 @@ def find_corrections(
     query = ""
     previous_output = ""
     tools_seen: list[str] = []
-    acted_on: frozenset[str] = frozenset()  # what the agent's calls so far act on
+    # what the agent's calls in this session act on, those that answer a correction too
+    # ("could you run the eligibility check before you book anyone?", then check_insurance)
+    acted_on = tool_nouns(c.name for m in session.messages for c in m.tool_calls)
     last_tool: str | None = None
     chain = 0
     seen_assistant = False
@@ -106,7 +108,6 @@ def find_corrections(
             for call in msg.tool_calls:
                 tracker.observe_call(call.name, call.arguments)
                 tools_seen.append(call.name)
-                acted_on |= tool_nouns([call.name])
             previous_output = describe_step(msg)
             situation.append(previous_output)
             continue
@@ -123,10 +124,13 @@ def find_corrections(
             tracker.observe_text(text)
         if verdict is None or not text:
             continue
+        asked_for = ""  # how to work with what the agent's tools act on, as a command
+        if verdict.kind is not TurnKind.WITHDRAWAL:
+            said = meant.get(msg.index, text)
+            asked_for = conduct_directive(said, acted_on, first_turn=not seen_assistant) or ""
         if verdict.p_lasting < admit.active and verdict.kind is not TurnKind.WITHDRAWAL:
-            verdict = _about_conduct(
-                verdict, meant.get(msg.index, text), acted_on, admit, first_turn=not seen_assistant
-            )
+            if asked_for:
+                verdict = _admitted(verdict, admit, by="conduct")
             if seen_assistant and stands(spec):
                 verdict = _admitted(verdict, admit, by="spec")
         revised = _revised(verdict, text, known, admit)
@@ -144,6 +148,7 @@ def find_corrections(
             meant.get(msg.index, text),
             verdict,
             spec,
+            asked_for,
             first_turn=not seen_assistant,
             reader=reader,
             admit=admit,
@@ -250,21 +255,6 @@ def _read_specs_alone(
     return specs
 
 
-def _about_conduct(
-    verdict: TurnVerdict,
-    text: str,
-    acted_on: frozenset[str],
-    admit: ReadingBands,
-    *,
-    first_turn: bool,
-) -> TurnVerdict:
-    """A turn that tells the agent, in general terms, how to work with what its tools act on
-    (capture/conduct.py) is a standing correction, as the reader's surest band would admit."""
-    if not about_conduct(text, acted_on, first_turn=first_turn):
-        return verdict
-    return _admitted(verdict, admit, by="conduct")
-
-
 def _revised(
     verdict: TurnVerdict, text: str, known: Sequence[str], admit: ReadingBands
 ) -> Revision | None:
@@ -322,6 +312,7 @@ def _directives(
     text: str,
     verdict: TurnVerdict,
     spec: str,
+    conduct: str,
     *,
     first_turn: bool,
     reader: TurnClassifier,
@@ -331,7 +322,8 @@ def _directives(
     sentence cues find which sentences carry it; a spec the turn sets out (capture/specs.py) is
     one directive with its items, also where the cues find no command in them (an admitted
     turn's "Every delay report like this: first line flight and date. Then ..."); when they
-    find none and there is no spec, the sentences the reader itself reads as lasting do."""
+    find none and there is no spec, the `conduct` a polite question asked for
+    (capture/conduct.py) is one, else the sentences the reader itself reads as lasting are."""
     if verdict.p_lasting < admit.candidate:
         return []
     _kinds, directives = _classify_turn(text, first_turn=first_turn)
@@ -355,6 +347,8 @@ def _directives(
         return _gathered(kept, spec) if spec and not first_turn else kept
     if spec and not first_turn and verdict.p_lasting >= admit.active:
         return [(SentenceKind.DIRECTIVE, spec)]
+    if conduct:  # asked for in a polite question, which the cues read as this task's request
+        return [(SentenceKind.DIRECTIVE, conduct)]
     if first_turn or verdict.p_lasting < _SURE_WITHOUT_CUES:
         return []  # no directive sentence: only a sure reading of a reply stands for one
     parts = [p for p in sentences(text) if p.strip()]
