@@ -23,11 +23,13 @@ from dctx.capture.cues import (
     _CLAUSE_SPLIT,
     _LEAD_CONDITION,
     ASKING,
+    ONE_OFF,
     SentenceKind,
     _command_words,
     announces,
     classify_sentence,
     continues,
+    is_directive,
     prohibits,
     strip_filler,
 )
@@ -38,9 +40,9 @@ from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
-from dctx.grammar import names_nothing, names_without_verb
+from dctx.grammar import names_nothing, names_without_verb, opens_command
 from dctx.models import Message, Session
-from dctx.text import sentences
+from dctx.text import STOPWORDS, sentences, words
 
 
 def describe_step(msg: Message) -> str:
@@ -397,6 +399,19 @@ _NOT_GENERAL = re.compile(
     re.IGNORECASE,
 )
 _ASKED = re.compile(rf"^{ASKING}\s+(?:please\s+)?", re.IGNORECASE)
+
+
+def _only_marks_one_off(sentence: str) -> bool:
+    """Is the sentence only a one-off marker ("Don't make a habit of it.", "Just this once.",
+    "It's a one-off."), saying nothing of its own and asking nothing ("Do it for this one"
+    applies the rule before to this case too), so that it marks the directive before it?"""
+    rest = ONE_OFF.sub(" ", sentence).strip(" ,.!;:")
+    if [w for w in words(rest) if w.lower() not in STOPWORDS]:
+        return False
+    # "Do it for this one": the rule before, applied here too
+    return not (rest and (opens_command(rest) or is_directive(rest)))
+
+
 _WHOLE_TURN_ONE_OFF = re.compile(
     r"\b(all|these|those|everything)\b[^.]{0,30}\b(just|only)\b[^.]{0,20}\bthis\b|"
     r"\bback to normal\b|\bafter this (one|memo|report|ticket|time)\b",
@@ -442,6 +457,10 @@ def _classify_turn(
         kinds.append(kind)
         if _NOT_GENERAL.search(sentence) and directives:
             directives.pop()  # stated as one person's preference, not a rule
+            continue
+        if kind is SentenceKind.ONE_OFF and k > 0 and kinds[k - 1] is SentenceKind.DIRECTIVE:
+            if directives and _only_marks_one_off(sentence):
+                directives.pop()  # "Send a crew anyway. Don't make a habit of it."
             continue
         if kind is SentenceKind.OTHER and directives and _ELABORATES.match(strip_filler(sentence)):
             if k > 0 and kinds[k - 1] is SentenceKind.DIRECTIVE:

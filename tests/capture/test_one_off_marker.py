@@ -1,0 +1,41 @@
+"""A sentence that only marks a one-off ("Don't make a habit of it.") marks the directive
+before it: "Waive the fee anyway. Don't make a habit of it." teaches nothing for good, while
+"Do it for this one" applies the rule before it here too and takes nothing back."""
+
+from __future__ import annotations
+
+import pytest
+
+from dctx.capture.corrections import find_corrections
+from dctx.capture.parse import parse_messages
+from stub_reader import SureOf
+
+
+def _directives(turn: str) -> list[str]:
+    messages = [
+        {"role": "user", "content": "renew Ms Adebayo's loans, they're two days late"},
+        {"role": "assistant", "content": "Renewed; I added the late fee of 0.40."},
+        {"role": "user", "content": turn},
+    ]
+    session = parse_messages(messages, conversation_id="c1", actor="ana", skill="circulation")
+    return [s.directive for s in find_corrections(session, reader=SureOf(turn))]
+
+
+@pytest.mark.parametrize(
+    "marker", ["Don't make a habit of it.", "Just this once.", "This time only."]
+)
+def test_a_bare_one_off_marker_takes_the_directive_before_it(marker: str) -> None:
+    turn = f"She's volunteered here for years. Waive the late fee anyway. {marker}"
+    assert _directives(turn) == []
+
+
+def test_a_marker_that_asks_for_the_rule_here_keeps_it() -> None:
+    turn = "For loans over a week late, always call the member first. Do it for this one"
+    assert [d.rstrip(".") for d in _directives(turn)] == [
+        "For loans over a week late, always call the member first"
+    ]
+
+
+def test_a_one_off_with_words_of_its_own_leaves_the_directive_before_it() -> None:
+    turn = "Always print the receipt. Skip the fee just for this one."
+    assert _directives(turn) == ["Always print the receipt."]
