@@ -68,9 +68,12 @@ def find_corrections(
     withdrawal yields signals, as an active rule when it is sure and as a candidate when less
     so. A reply that sets out a spec whose head says it stands ("Every delivery note from now
     on: ...", capture/specs.py) is one, however the reader, weighing a long list of items,
-    reads it. `classifier` (an LLM, when configured) decides every turn the reader does not rule
-    out, and its reading stands. `teaches` (capture/roles.py) says which user turns may teach
-    at all: the others (an end user's requests) are context, never read as corrections.
+    reads it; so is a turn that gives a new value for one of the speaker's rules (`rulebook`:
+    the texts of their active rules, oldest first; capture/revisions.py), and one that tells the
+    agent how to work with what its tools act on (capture/conduct.py). `classifier` (an LLM,
+    when configured) decides every turn the reader does not rule out, and its reading stands.
+    `teaches` (capture/roles.py) says which user turns may teach at all: the others (an end
+    user's requests) are context, never read as corrections.
     """
     ctx = session_context(session)
     reader = reader or default_reader()
