@@ -25,6 +25,7 @@ import functools
 import hashlib
 import importlib.util
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,22 +120,10 @@ def says_when(sentence: str) -> bool:
     them")? Not: "send the offer to Priya", "use the old template for her"."""
     if _SAYS_WHEN_WORDS.isdisjoint(w.lower() for w in _LETTERS.findall(sentence)):
         return False  # none of the words that could say it: no parse needed
-    for token in _pipeline()(" ".join(_WORD.findall(sentence)[: 2 * _MAX_WORDS])):
-        word = token.lower_
-        if word in _UNIVERSAL_PRONOUNS:
-            return True
-        if word in _UNIVERSAL_DETERMINERS and token.dep_ in ("det", "predet"):
-            return True
-        if (
-            word in _CASE_MARKERS
-            and token.dep_ in ("mark", "advmod")
-            and token.head.dep_ == "advcl"
-        ):
-            return True
-    return False
+    cases = _cases(sentence)
+    return cases.universal or bool(cases.clauses)
 
 
-@functools.lru_cache(maxsize=_CACHE)
 def open_case(sentence: str) -> bool:
     """Does a clause of condition or time in the sentence speak of any case, not this one: it
     names something indefinite or universal ("before you book anyone", "before you log a
@@ -143,19 +132,39 @@ def open_case(sentence: str) -> bool:
     cases is asked for every case, not for this one."""
     if _CASE_MARKERS.isdisjoint(w.lower() for w in _LETTERS.findall(sentence)):
         return False
+    return any(
+        not words & _PARTICULAR
+        and words & (_INDEFINITE | _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS)
+        for words in _cases(sentence).clauses
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Cases:
+    """What one parse of a sentence says of the cases it applies to."""
+
+    universal: bool  # a universal pronoun, or a universal word as a determiner
+    clauses: tuple[frozenset[str], ...]  # the words of each clause of condition or time
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def _cases(sentence: str) -> _Cases:
+    """The sentence parsed once for `says_when` and `open_case`."""
+    universal = False
+    clauses: list[frozenset[str]] = []
     for token in _pipeline()(" ".join(_WORD.findall(sentence)[: 2 * _MAX_WORDS])):
-        if not (
-            token.lower_ in _CASE_MARKERS
+        word = token.lower_
+        if word in _UNIVERSAL_PRONOUNS or (
+            word in _UNIVERSAL_DETERMINERS and token.dep_ in ("det", "predet")
+        ):
+            universal = True
+        if (
+            word in _CASE_MARKERS
             and token.dep_ in ("mark", "advmod")
             and token.head.dep_ == "advcl"
         ):
-            continue
-        words = {t.lower_ for t in token.head.subtree}
-        if words & _PARTICULAR:
-            continue
-        if words & (_INDEFINITE | _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS):
-            return True
-    return False
+            clauses.append(frozenset(t.lower_ for t in token.head.subtree))
+    return _Cases(universal, tuple(clauses))
 
 
 @functools.lru_cache(maxsize=_CACHE)

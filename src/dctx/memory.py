@@ -346,22 +346,29 @@ class Memory:
         work = _Prepared(namespace, sessions, CaptureBatch(sessions=list(sessions)))
         policies = self.store.role_policies(namespace)
         reader = self._batch_reader(sessions, policies)
+        rulebooks: dict[tuple[str, str], list[str]] = {}  # active rule texts by actor, skill
         for session in sorted(sessions, key=lambda s: s.timestamp):
             classifier = self.classifier
             if classifier is None and steps is not None:
                 classifier = steps.classifier(session)
             policy = resolve_policy(policies, session.skill)
-            rulebook = [
-                r.text
-                for r in self.store.list_rules(
-                    namespace=namespace,
-                    actor=session.actor,
-                    skill=session.skill,
-                    statuses=[RuleStatus.ACTIVE],
-                )
-            ]
+            if (session.actor, session.skill) not in rulebooks:
+                # the store as the batch found it: its own rules are written after compile
+                rulebooks[(session.actor, session.skill)] = [
+                    r.text
+                    for r in self.store.list_rules(
+                        namespace=namespace,
+                        actor=session.actor,
+                        skill=session.skill,
+                        statuses=[RuleStatus.ACTIVE],
+                    )
+                ]
             signals = find_corrections(
-                session, classifier, reader, teaches=policy.teaches, rulebook=rulebook
+                session,
+                classifier,
+                reader,
+                teaches=policy.teaches,
+                rulebook=rulebooks[(session.actor, session.skill)],
             )
             signals = policy.apply(signals, session)
             subjects = signals[-1].subjects if signals else []

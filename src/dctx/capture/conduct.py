@@ -103,19 +103,19 @@ def conduct_directive(text: str, nouns: frozenset[str], *, first_turn: bool = Fa
     if not nouns or first_turn:
         return None
     for sentence in sentences(text):
-        command = sentence
         if "?" in sentence:
             asked = _POLITE.search(sentence)
             if asked is None:
                 continue  # a question, unless a polite form of an instruction
             command = _as_command(sentence[asked.end() :])
-            if not (standing_cue(command) or open_case(command)):
-                continue
-        elif classify_sentence(sentence) is not SentenceKind.DIRECTIVE:
+            general = open_case  # a clause of any case, not only one that says when
+        elif classify_sentence(sentence) is SentenceKind.DIRECTIVE:
+            command, general = sentence, says_when
+        else:
             continue
         if not nouns.intersection(_stem(w) for w in _WORD.findall(command)):
             continue
-        if standing_cue(command) or says_when(command):
+        if standing_cue(command) or general(command):
             return command
     return None
 

@@ -133,11 +133,11 @@ def find_corrections(
         if verdict.kind is not TurnKind.WITHDRAWAL:
             said = meant.get(msg.index, text)
             asked_for = conduct_directive(said, acted_on, first_turn=not seen_assistant) or ""
-        if verdict.p_lasting < admit.active and verdict.kind is not TurnKind.WITHDRAWAL:
-            if asked_for:
-                verdict = _admitted(verdict, admit, by="conduct")
-            if seen_assistant and stands(spec):
-                verdict = _admitted(verdict, admit, by="spec")
+            if verdict.p_lasting < admit.active:
+                if asked_for:
+                    verdict = _admitted(verdict, admit, by="conduct")
+                if seen_assistant and stands(spec):
+                    verdict = _admitted(verdict, admit, by="spec")
         revised = _revised(verdict, text, known, admit)
         if revised is not None:
             verdict = _admitted(verdict, admit, by="revision")

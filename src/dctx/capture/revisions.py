@@ -92,12 +92,13 @@ def revision(text: str, rules: Iterable[str]) -> Revision | None:
         if not new or len(words & _subject_words(rule)) < _SHARED_WORDS:
             continue
         carrying = [s for s in sentences(text) if _said(s) and quantities(s) & new]
+        if not carrying:
+            continue
         # the parser's reading of a command first, then the cues' ("Quote 14 working days."),
         # each of what follows a label ("Update on shipping: it's $65 now." commands nothing)
         parsed = [s for s in carrying if opens_command(_after_label(s))]
         listed = [s for s in carrying if is_directive(_after_label(s))]
-        if carrying:
-            return Revision(rule, tuple(parsed or listed or carrying))
+        return Revision(rule, tuple(parsed or listed or carrying))
     return None
 
 
