@@ -33,6 +33,33 @@ def test_not_a_condition(directive: str) -> None:
     assert split_condition(directive, []) is None
 
 
+@pytest.mark.parametrize(
+    "directive",
+    [
+        "For my flights send airline messages by SITA type B, not email.",
+        "For my cases reply by email, and sign it 'Waste Services Team', not my name.",
+        "For my bookings, confirm by text rather than email.",
+        "Reply by email for my cases.",
+    ],
+)
+def test_the_speakers_own_work_is_no_condition(directive: str) -> None:
+    # "my flights" are the flights of the one who said it: the rule is theirs alone already,
+    # and nothing in a run's data could be tested for being "mine"
+    assert split_condition(directive, []) is None
+
+
+@pytest.mark.parametrize(
+    ("directive", "cond_text"),
+    [
+        ("For our enterprise clients, add the SLA table.", "our enterprise clients"),
+        ("For enterprise clients, add the SLA table.", "enterprise clients"),
+    ],
+)
+def test_a_class_of_the_teams_is_still_a_condition(directive: str, cond_text: str) -> None:
+    cond = split_condition(directive, [])
+    assert cond is not None and cond.text == cond_text
+
+
 def test_numeric_condition_stated_as_subject() -> None:
     cond = split_condition("Anything under 12 months of runway gets flagged as a risk", [])
     assert cond is not None and cond.numeric is not None

@@ -86,6 +86,9 @@ _QUERY_CONDITION = re.compile(
     r"requests|want|wants)\b|\b(every|all|any|each)\b",
     re.IGNORECASE,
 )
+# a first-person possessive ("my flights", "my cases") names the work of the one who said it:
+# the rule is theirs alone already, so the phrase restricts nothing a run could test
+_SPEAKERS_OWN = re.compile(r"my\b", re.IGNORECASE)
 _NO_COMMA = re.compile(
     r"^(?P<kw>for|with|on)\s+(?P<cond>(?:[\w'/&-]+\s+){0,5}?(?:clients?|customers?|compan(?:y|ies)|"
     r"accounts?|users?|tickets?|orders?|cases?|firms?|startups?|businesses|vendors?|merchants?|"
@@ -125,6 +128,8 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
         kw = m.group("kw").lower()
         cond = m.group("cond").strip()
         main = m.group("main").strip()
+        if kw in {"for", "on"} and _SPEAKERS_OWN.match(cond):
+            break  # "for my flights, send ... by SITA": the speaker's own work, not a class
         about_query = bool(_QUERY_CONDITION.search(cond))
         if (
             kw in {"for", "on", "with"}
