@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dctx.capture.corrections import _classify_turn
-from dctx.capture.cues import SentenceKind, classify_sentence
+from dctx.capture.cues import SentenceKind, classify_sentence, takes_away
 from dctx.text import sentences
 
 
@@ -148,3 +148,20 @@ def test_an_acceptance_the_filler_hides_is_read_once_not_forever() -> None:
     # off, so it was taken off nothing and read again until the stack overflowed
     sentence = "ah got it, you added the changes to league + season, not season as i requested."
     assert classify_sentence(sentence) in set(SentenceKind)
+
+
+@pytest.mark.parametrize(
+    ("command", "takes"),
+    [
+        ("drop the emojis, they don't survive the PDF export", True),
+        ("scratch the phone call for 2+ day delays, send an SMS instead", True),
+        ("please stop adding the disclaimer", True),
+        ("never cc the account manager", True),
+        ("tell them no soil or rubble in the brown bin", False),
+        ("every turnover gets the locks rekeyed", False),
+        ("send the customer an SMS instead", False),
+    ],
+)
+def test_takes_away(command: str, takes: bool) -> None:
+    # only a command that takes something out of what the agent does can take a rule back
+    assert takes_away(command) is takes

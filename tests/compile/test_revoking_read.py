@@ -97,3 +97,20 @@ def test_what_a_turn_took_back_is_all_its_instead_replaces(tmp_path: Path) -> No
         withdrawn = _texts(memory, RuleStatus.WITHDRAWN)
     assert len(withdrawn) == 1 and "star icon before" in withdrawn[0].lower()
     assert any("meeting date" in t for t in active)
+
+
+MORE = "in the newsletter, also list each heading's author under the heading."
+
+
+def test_a_read_withdrawal_that_asks_for_more_takes_nothing_back(tmp_path: Path) -> None:
+    # the reader's kind alone is not enough: a command that adds to what the agent does
+    # ("also list each heading's author ...") takes no rule back, however near the rule it is
+    reader = _ReadsAs({ASK: TurnKind.STANDING, MORE: TurnKind.WITHDRAWAL})
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=reader) as memory:
+        memory.capture(_session(ASK), actor="moss", skill="newsletter", conversation_id="a")
+        memory.capture(_session(MORE), actor="moss", skill="newsletter", conversation_id="b")
+        withdrawn = _texts(memory, RuleStatus.WITHDRAWN)
+        active = _texts(memory, RuleStatus.ACTIVE)
+    assert withdrawn == []
+    assert any("star icon before" in t.lower() for t in active)
+    assert any("author" in t for t in active)

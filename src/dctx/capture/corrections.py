@@ -32,6 +32,7 @@ from dctx.capture.cues import (
     is_directive,
     prohibits,
     strip_filler,
+    takes_away,
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
@@ -189,7 +190,11 @@ def find_corrections(
                     last_tool=last_tool,
                     confidence=verdict.p_lasting,
                     candidate=verdict.p_lasting < admit.active,
-                    revokes=verdict.kind is TurnKind.WITHDRAWAL and k == first_directive,
+                    revokes=(
+                        verdict.kind is TurnKind.WITHDRAWAL
+                        and k == first_directive
+                        and takes_away(sentence)
+                    ),
                     extends=extends,
                 )
             )

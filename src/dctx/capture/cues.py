@@ -19,6 +19,7 @@ from dctx.capture.verbs import (
     IMPERATIVE_PREFIX,
     IMPERATIVE_VERBS,
     NEGATIONS,
+    REMOVALS,
 )
 from dctx.grammar import opens_command
 
@@ -427,6 +428,14 @@ def ceases(text: str) -> bool:
     for that practice, it revokes the rule rather than adding its negation."""
     toks = _command_words(text)
     return len(toks) > 1 and toks[0] in CESSATIONS and toks[1].endswith("ing")
+
+
+def takes_away(text: str) -> bool:
+    """Does the command take something out of what the agent does ("drop the emojis", "stop
+    adding the footer", "never cc them")? Only such a command can take back an earlier rule;
+    one that asks for more ("tell them no soil in the brown bin") adds to it."""
+    toks = _command_words(text)
+    return bool(toks) and (toks[0] in REMOVALS or ceases(text) or prohibits(text))
 
 
 def continues(text: str) -> bool:

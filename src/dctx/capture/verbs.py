@@ -37,6 +37,9 @@ NEGATIONS = frozenset("don't dont don’t never avoid".split())
 # Words that end a practice the agent has ("stop adding the footer").
 CESSATIONS = frozenset("stop quit cease".split())
 
+# Verbs that take something out of what the agent does ("drop the emojis", "remove the cc").
+REMOVALS = frozenset("drop remove delete scrap scratch ditch omit cut lose strip".split())
+
 # Verbs that keep a practice as it is ("keep the rest"): they replace nothing.
 CONTINUATIONS = frozenset({"keep"})
 
