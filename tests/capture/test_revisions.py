@@ -46,6 +46,17 @@ def test_an_amount_is_said_not_pasted() -> None:
     assert found.sentences == ("Waive up to $8.",)
 
 
+def test_the_old_value_may_be_said_beside_the_new_one() -> None:
+    # "it goes up to 14, so the 10 days are gone": naming the old value retires it, and the
+    # sentence that carries the new one is the new rule
+    turn = (
+        "Card printing moved to the county. It's 14 working days now, the 10 working days are gone."
+    )
+    found = revision(turn, [_RULE])
+    assert found is not None and found.rule == _RULE
+    assert found.sentences == ("It's 14 working days now, the 10 working days are gone.",)
+
+
 @pytest.mark.parametrize(
     "turn",
     [

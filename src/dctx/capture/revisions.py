@@ -75,9 +75,11 @@ def _changed(
     turn: frozenset[tuple[str, str]], rule: frozenset[tuple[str, str]]
 ) -> set[tuple[str, str]]:
     """The turn's quantities that replace one of the rule's: of a kind the rule has, with a
-    number it has not, where the rule has a number of that kind the turn does not repeat."""
-    dropped = {kind for kind, _ in rule - turn}
-    return {(kind, number) for kind, number in turn - rule if kind in dropped}
+    number it has not. The old number may be said too ("goes up to £150 a day, so the £120
+    rate is gone"): the sentences that carry the new one are the new rule, whatever else
+    they keep."""
+    kinds = {kind for kind, _ in rule}
+    return {(kind, number) for kind, number in turn - rule if kind in kinds}
 
 
 def revision(text: str, rules: Iterable[str]) -> Revision | None:
