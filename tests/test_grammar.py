@@ -10,7 +10,7 @@ import pytest
 
 from dctx.capture.cues import SentenceKind, classify_sentence
 from dctx.capture.verbs import IMPERATIVE_VERBS
-from dctx.grammar import names_nothing, opens_command
+from dctx.grammar import names_nothing, opens_command, states_generally
 
 
 @pytest.mark.parametrize(
@@ -113,3 +113,27 @@ def test_weights_other_than_the_tested_ones_are_refused(monkeypatch: pytest.Monk
             grammar._pipeline()
     finally:
         grammar._pipeline.cache_clear()  # the next caller loads the real weights again
+
+
+@pytest.mark.parametrize(
+    ("sentence", "general"),
+    [
+        # how a kind of thing is handled: a bare or universal subject, a present-tense verb
+        ("Wedding cakes need a 30% deposit at booking.", True),
+        ("Every overdue book gets a reminder on day three, then a fine.", True),
+        ("Large-print titles go on the ground-floor shelves, the lift is slow.", True),
+        ("Returns older than 60 days get refunded as store credit.", True),
+        ("Interns should shadow the night shift first.", True),
+        # a case in view, a named thing, a look, the speaker, a question, the past
+        ("The oven on line two runs hot.", False),
+        ("Bakery 4 isn't open on Sundays.", False),
+        ("Icing looks too runny on this batch.", False),
+        ("I want the totals in bold.", False),
+        ("Do refunds need a receipt?", False),
+        ("That order shipped on Monday.", False),
+        ("It works now.", False),
+        ("Phrases are sequences of notes or chords.", False),  # a definition
+    ],
+)
+def test_a_sentence_states_how_a_kind_of_thing_is_handled(sentence: str, general: bool) -> None:
+    assert states_generally(sentence) is general

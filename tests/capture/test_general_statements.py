@@ -1,0 +1,49 @@
+"""A reply the reader takes as lasting that commands nothing but states how a kind of thing is
+handled ("Couriers fly economy, and the per diem is £120 a day. Please rebook.") keeps that
+statement as its rule; before, a turn with no command sentence kept nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dctx.memory import Memory
+from dctx.models import RuleStatus
+from stub_reader import SureOf
+
+STATES = "No, not the big van. Wedding cakes travel in the chilled van. Please swap it."
+CASE = "No, not the big van. The chilled van is free this afternoon. Please swap it."
+
+
+def _capture(memory: Memory, turn: str, *, first: bool = False) -> None:
+    messages = [
+        {"role": "user", "content": "book the delivery for the Okafor wedding cake on Saturday"},
+        {"role": "assistant", "content": "Booked the big van for Saturday 10:00."},
+        {"role": "user", "content": turn},
+        {"role": "assistant", "content": "Swapped."},
+    ]
+    memory.capture(messages[2:] if first else messages, actor="rey", skill="bakery_desk")
+
+
+def _active(memory: Memory) -> list[str]:
+    return [r.text for r in memory.rules(status=RuleStatus.ACTIVE)]
+
+
+def test_a_general_statement_is_the_rule_of_a_lasting_reply(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(STATES)) as memory:
+        _capture(memory, STATES)
+        active = _active(memory)
+    assert len(active) == 1 and "chilled van" in active[0]
+    assert "swap" not in active[0].lower()  # the request of this case stays out
+
+
+def test_a_statement_about_the_case_in_view_is_no_rule(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(CASE)) as memory:
+        _capture(memory, CASE)
+        assert _active(memory) == []
+
+
+def test_an_opening_request_keeps_nothing_of_its_statements(tmp_path: Path) -> None:
+    # before the agent has done anything there is nothing to correct
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(STATES)) as memory:
+        _capture(memory, STATES, first=True)
+        assert _active(memory) == []
