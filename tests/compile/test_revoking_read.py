@@ -67,13 +67,17 @@ def test_with_no_rule_to_revoke_the_command_is_learned(tmp_path: Path) -> None:
 REPLACE = "scratch the star icons, put a dash before each heading instead."
 
 
-def test_a_read_withdrawal_also_learns_what_replaces_it(tmp_path: Path) -> None:
-    reader = _ReadsAs({ASK: TurnKind.STANDING, REPLACE: TurnKind.WITHDRAWAL})
+def _after_a_withdrawal(tmp_path: Path, turn: str) -> tuple[list[str], list[str]]:
+    """The withdrawn and the active rules after ASK, then `turn` read as a withdrawal."""
+    reader = _ReadsAs({ASK: TurnKind.STANDING, turn: TurnKind.WITHDRAWAL})
     with Memory(tmp_path / "m.db", embedder="hashing", reader=reader) as memory:
         memory.capture(_session(ASK), actor="moss", skill="newsletter", conversation_id="a")
-        memory.capture(_session(REPLACE), actor="moss", skill="newsletter", conversation_id="b")
-        withdrawn = _texts(memory, RuleStatus.WITHDRAWN)
-        active = _texts(memory, RuleStatus.ACTIVE)
+        memory.capture(_session(turn), actor="moss", skill="newsletter", conversation_id="b")
+        return _texts(memory, RuleStatus.WITHDRAWN), _texts(memory, RuleStatus.ACTIVE)
+
+
+def test_a_read_withdrawal_also_learns_what_replaces_it(tmp_path: Path) -> None:
+    withdrawn, active = _after_a_withdrawal(tmp_path, REPLACE)
     assert len(withdrawn) == 1 and "star icon before" in withdrawn[0].lower()
     assert any("dash" in t for t in active)
 
@@ -105,12 +109,7 @@ MORE = "in the newsletter, also list each heading's author under the heading."
 def test_a_read_withdrawal_that_asks_for_more_takes_nothing_back(tmp_path: Path) -> None:
     # the reader's kind alone is not enough: a command that adds to what the agent does
     # ("also list each heading's author ...") takes no rule back, however near the rule it is
-    reader = _ReadsAs({ASK: TurnKind.STANDING, MORE: TurnKind.WITHDRAWAL})
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=reader) as memory:
-        memory.capture(_session(ASK), actor="moss", skill="newsletter", conversation_id="a")
-        memory.capture(_session(MORE), actor="moss", skill="newsletter", conversation_id="b")
-        withdrawn = _texts(memory, RuleStatus.WITHDRAWN)
-        active = _texts(memory, RuleStatus.ACTIVE)
+    withdrawn, active = _after_a_withdrawal(tmp_path, MORE)
     assert withdrawn == []
     assert any("star icon before" in t.lower() for t in active)
     assert any("author" in t for t in active)
