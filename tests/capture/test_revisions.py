@@ -10,7 +10,7 @@ import pytest
 
 from dctx.capture.revisions import quantities, revision
 from dctx.memory import Memory
-from dctx.models import RuleStatus
+from dctx.models import RuleStatus, TriggerKind
 from stub_reader import SureOf
 
 _RULE = "Quote 10 working days for a replacement library card."
@@ -115,3 +115,34 @@ def test_a_value_changed_later_in_the_same_session_revises_it(tmp_path: Path) ->
     with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_RULE)) as memory:
         memory.capture(messages, actor="noor", skill="circulation", conversation_id="c1")
         assert _active(memory) == [("noor", "Quote 14 working days.")]
+
+
+def test_the_new_value_reaches_the_tool_calls_the_old_one_did(tmp_path: Path) -> None:
+    # the old rule holds where its tool is called; the revision, said on a request of its own,
+    # replaces it there, not only on requests like the one it was said in
+    called = [
+        {"role": "user", "content": "member 4471 lost their card, sort out a replacement"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "order_card", "arguments": '{"member": "4471"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": '{"order": "RC-88", "eta_days": 10}'},
+        {"role": "assistant", "content": "Replacement ordered; I told them 10 working days."},
+        {"role": "user", "content": _RULE},
+        {"role": "assistant", "content": "Noted."},
+    ]
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_RULE)) as memory:
+        memory.capture(called, actor="noor", skill="circulation", conversation_id="c1")
+        (old,) = memory.rules(status=RuleStatus.ACTIVE)
+        _capture(memory, _NEWS, cid="c2", actor="noor", when="2026-04-01T09:00:00Z")
+        (new,) = memory.rules(status=RuleStatus.ACTIVE)
+    assert old.trigger.kind is TriggerKind.TOOL and old.trigger.tool == "order_card"
+    assert new.text == "Quote 14 working days."
+    assert new.trigger.kind is TriggerKind.TOOL and new.trigger.tool == "order_card"

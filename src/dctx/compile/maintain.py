@@ -358,10 +358,14 @@ class Rulebook:
         )
 
     def _supersede(self, old: Rule, new: Rule) -> None:
-        if old.trigger.kind is TriggerKind.ALWAYS and new.trigger.kind is TriggerKind.QUERY:
-            # the replacement reaches where the rule it replaces did, not only requests like
-            # the one it was said in
-            new.trigger.kind, new.trigger.text = TriggerKind.ALWAYS, new.text
+        if new.trigger.kind is TriggerKind.QUERY and old.trigger.kind in (
+            TriggerKind.ALWAYS,
+            TriggerKind.TOOL,
+        ):
+            # the replacement reaches where the rule it replaces did (every run, or every call
+            # of its tool), not only requests like the one it was said in
+            new.trigger.kind, new.trigger.text = old.trigger.kind, new.text
+            new.trigger.tool, new.trigger.after_tool = old.trigger.tool, old.trigger.after_tool
         old.status = RuleStatus.SUPERSEDED
         old.superseded_by = new.id
         old.history.append({"at": utcnow(), "event": "superseded", "by": new.id})
