@@ -127,6 +127,8 @@ def test_weights_other_than_the_tested_ones_are_refused(monkeypatch: pytest.Monk
         # a case in view, a named thing, a look, the speaker, a question, the past
         ("The oven on line two runs hot.", False),
         ("Bakery 4 isn't open on Sundays.", False),
+        ("Pytest fixtures support async tests.", False),  # a named thing's behaviour
+        ("All the order forms show a blank total.", False),  # all of the ones in view
         ("Icing looks too runny on this batch.", False),
         ("I want the totals in bold.", False),
         ("Do refunds need a receipt?", False),

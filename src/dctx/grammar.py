@@ -213,7 +213,8 @@ def states_generally(sentence: str) -> bool:
     settled at cash value")? Its first clause has a main verb in the present tense (active,
     passive or after a modal) that is no copula, is no question, and has a common noun for its
     subject, bare or with a universal determiner: a kind, not a case in view ("the raw table
-    has replays"), a named thing ("Python 3.12 breaks the build"), how something looks
+    has replays", "all the tooltips show 0 lines"), a named thing ("Python 3.12 breaks the
+    build", "Bun test supports mocking"), how something looks
     ("pricing looks wrong") or what something is ("phrases are sequences of notes")."""
     text = sentence.strip()
     if not text or text.endswith("?"):
@@ -225,10 +226,17 @@ def states_generally(sentence: str) -> bool:
     subject = next((c for c in root.children if c.dep_ in _SUBJECT), None)
     if subject is None or subject.tag_ not in ("NN", "NNS"):
         return False
-    if any(c.tag_ == "CD" for c in subject.children):
-        return False  # "Schedule 2", "Python 3.12": one named thing
-    determiners = [c.lower_ for c in subject.children if c.dep_ in ("det", "poss", "predet")]
-    return not determiners or any(d in _UNIVERSAL_DETERMINERS for d in determiners)
+    if any(c.tag_ == "CD" or _named(c) for c in subject.children):
+        return False  # "Schedule 2", "Bun test": one named thing
+    determiners = {c.lower_ for c in subject.children if c.dep_ in ("det", "poss", "predet")}
+    # "every turnover", but not "all the tooltips": all of the ones in view
+    return determiners <= _UNIVERSAL_DETERMINERS
+
+
+def _named(token: Token) -> bool:
+    """A capitalized proper noun ("Bun", "Pytest"); the small tagger also calls lower-case
+    jargon proper ("prod deploys"), which names no one thing."""
+    return token.tag_.startswith("NNP") and token.text[:1].isupper()
 
 
 def _in_the_present(verb: Token) -> bool:
