@@ -431,11 +431,12 @@ def ceases(text: str) -> bool:
 
 
 def takes_away(text: str) -> bool:
-    """Does the command take something out of what the agent does ("drop the emojis", "stop
-    adding the footer", "never cc them")? Only such a command can take back an earlier rule;
-    one that asks for more ("tell them no soil in the brown bin") adds to it."""
+    """Does the command take something out of what the agent does: a verb of removal ("drop
+    the emojis") or a prohibition, cessations included ("stop adding the footer", "never cc
+    them")? Only such a command can take back an earlier rule; one that asks for more ("tell
+    them no soil in the brown bin") adds to it."""
     toks = _command_words(text)
-    return bool(toks) and (toks[0] in REMOVALS or ceases(text) or prohibits(text))
+    return (bool(toks) and toks[0] in REMOVALS) or prohibits(text)
 
 
 def continues(text: str) -> bool:
