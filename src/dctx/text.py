@@ -16,11 +16,14 @@ import snowballstemmer
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'\-]*|\d+(?:\.\d+)?")
 _ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
-# no split after "i.e." / "e.g." / "vs." / "etc.": they continue the sentence; nor at ";",
-# which joins clauses of one thought (a rule ladder "NRR < 100 -> at-risk; otherwise ...")
+# no split after "i.e." / "e.g." / "vs." / "etc.": they continue the sentence; nor after the
+# abbreviated title before a name ("Dr. Brink", "St. Paul's", "Mt. Hood"), a closed class; nor
+# at ";", which joins clauses of one thought (a rule ladder "NRR < 100 -> at-risk; otherwise")
+_TITLES = ("Dr", "Mr", "Mrs", "Ms", "Mx", "St", "Mt", "Ft", "Prof", "Rev", "Sgt", "Capt")
 _SENT_SPLIT = re.compile(
-    r"(?<=[.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)\s+"
-    r"(?=[\"'(\[]?[A-Za-z0-9])|\n+"
+    r"(?<=[.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)"
+    + "".join(rf"(?<!\b{t}\.)" for t in _TITLES)
+    + r"\s+(?=[\"'(\[]?[A-Za-z0-9])|\n+"
 )
 
 STOPWORDS = frozenset(

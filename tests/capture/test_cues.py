@@ -75,6 +75,15 @@ def test_abbreviations_do_not_end_a_sentence() -> None:
     assert len(sentences(text)) == 2
 
 
+def test_a_title_before_a_name_ends_no_sentence() -> None:
+    text = "St. Paul's pantry can't make Thursday. Send one to Dr. Brink instead. Done."
+    assert sentences(text) == [
+        "St. Paul's pantry can't make Thursday.",
+        "Send one to Dr. Brink instead.",
+        "Done.",
+    ]
+
+
 def test_a_stop_inside_brackets_ends_no_sentence() -> None:
     text = (
         "Tag late kilns with the fault code. This one's a 4 (glaze crawl? no, it's "
