@@ -100,3 +100,28 @@ def test_a_verbless_contrast_completes_the_verbless_sentence_before_it() -> None
 )
 def test_a_contrast_joins_only_a_verbless_sentence(said: list[str]) -> None:
     assert with_lone_adverbs(said) == said
+
+
+def test_a_frequency_head_before_a_reason_makes_the_sentence_before_standing() -> None:
+    parts = with_lone_adverbs(
+        [
+            "Weigh the parcels with the packaging removed.",
+            "Every time, please: the couriers bill on the net weight.",
+        ]
+    )
+    assert parts == [
+        "Weigh the parcels with the packaging removed, every time.",
+        "the couriers bill on the net weight.",
+    ]
+
+
+def test_a_longer_verbless_spell_out_with_a_lone_adverb_is_standing() -> None:
+    (part,) = with_lone_adverbs(
+        [
+            "Refund notes: two lines at most, and the store credit code in every single one.",
+            "Always.",
+        ]
+    )
+    assert as_imperative(part) == (
+        "Refund notes: always use two lines at most, and the store credit code in every single one."
+    )

@@ -19,7 +19,7 @@ from dctx.capture.cues import (
 from dctx.capture.verbs import FINITE_MARKERS, STANDING_ADVERBS
 
 _TOKEN = re.compile(r"[\w'’-]+")
-_MAX_WORDS = 12  # a fragment longer than this is a description, not an elided command
+_MAX_WORDS = 16  # a fragment longer than this is a description, not an elided command
 _LEADS = ("always", "never")  # adverbs that open the imperative; the others close it
 
 
@@ -136,8 +136,15 @@ def with_lone_adverbs(parts: list[str]) -> list[str]:
     out: list[str] = []
     for part in parts:
         toks = _tokens(part)
+        head, colon, reason = part.partition(":")
         if out and len(toks) == 1 and toks[0] in STANDING_ADVERBS:
             out[-1] = f"{out[-1].rstrip(' .!')}, {toks[0]}."
+        elif out and colon and reason.strip() and _only_how_often(head):
+            # "Run it with the bibliography excluded. Every time, please: the reference lists
+            # inflate the score": how often the sentence before holds, then why
+            said = " ".join(t for t in _tokens(head) if t != "please")
+            out[-1] = f"{out[-1].rstrip(' .!')}, {said}."
+            out.append(reason.strip())
         elif out and (
             (_says_how_often(part) and not imperative_clause(part))
             or (_verbless_contrast(part) and _verbless(out[-1]))
@@ -160,6 +167,13 @@ _HOW_OFTEN = (
     ("no", "exceptions"),
     ("no", "exception"),
 )
+
+
+def _only_how_often(head: str) -> bool:
+    """Is the text only an adverbial of frequency or a standing adverb, perhaps with "please"
+    ("Every time, please", "Always")?"""
+    toks = tuple(t for t in _tokens(head) if t != "please")
+    return toks in _HOW_OFTEN or (len(toks) == 1 and toks[0] in STANDING_ADVERBS)
 
 
 def _says_how_often(part: str) -> bool:
