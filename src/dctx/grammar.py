@@ -1,8 +1,8 @@
 """What a sentence's grammar says, read by a dependency parser instead of a word list: whether
 a clause opens with a command (`opens_command`), says to what cases it applies (`says_when`),
-who the subject of a verb is (`subject_of`), whether a fragment names something without a
-verb (`names_without_verb`), and whether a sentence states how a kind of thing is handled
-(`states_generally`).
+where an opening clause of condition ends (`leading_clause`), who the subject of a verb is
+(`subject_of`), whether a fragment names something without a verb (`names_without_verb`), and
+whether a sentence states how a kind of thing is handled (`states_generally`).
 
 Whether "schedule", "count" or "redline" opens a command depends on the sentence: "count the
 pallets" is one, "schedule 2 isn't attached" is not, and no list of verbs knows "redline". The
@@ -43,6 +43,7 @@ _SHORT_PHRASE = 5  # words of a verbless phrase that stands for "use this"
 _WORD = re.compile(r"\S+")
 _LETTERS = re.compile(r"[A-Za-z]+")
 _QUOTED = re.compile(r"([\"'`])[^\"'`]+\1")
+_ASIDE = re.compile(r"\s*\([^()]*\)")
 _BREAK = re.compile(r"[,;:]\s|\s[-–—]\s")
 
 
@@ -170,6 +171,32 @@ def _cases(sentence: str) -> _Cases:
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def leading_clause(sentence: str) -> tuple[str, str] | None:
+    """A sentence that opens with a clause of condition or time and no comma after it ("If
+    the study involves people at all (surveys, interviews) an ethics reference has to be in
+    the submission"): (the clause, the rest), split where the parser ends the clause; None
+    when the sentence does not open so or nothing follows the clause."""
+    first = _LETTERS.match(sentence.lstrip())
+    if first is None or first.group(0).lower() not in _CASE_MARKERS:
+        return None
+    doc = _pipeline()(sentence[: 12 * 2 * _MAX_WORDS])
+    opener = next((t for t in doc if not t.is_space), None)
+    if opener is None or opener.dep_ not in ("mark", "advmod") or opener.head.dep_ != "advcl":
+        return None
+    clause = list(opener.head.subtree)
+    if clause[0].i != opener.i:
+        return None
+    end = clause[-1].idx + len(clause[-1].text)
+    aside = _ASIDE.match(sentence, end)
+    if aside:  # the parser hangs a bracketed aside anywhere; it explains the clause before it
+        end = aside.end()
+    rest = sentence[end:].strip(" ,;")
+    if len(rest.split()) < 2:
+        return None
+    return sentence[:end].strip(), rest
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def subject_of(clause: str, verbs: frozenset[str]) -> str:
     """The head word of the subject of the clause's first verb among `verbs` ("the dates on
     the two notes don't match" -> "dates" for {"match"}), or "" when it has none."""
@@ -253,6 +280,7 @@ def forget_clauses() -> None:
     """Empty the caches of parsed clauses (the words of every turn read), after a forget."""
     opens_command.cache_clear()
     says_when.cache_clear()
+    leading_clause.cache_clear()
     subject_of.cache_clear()
     names_without_verb.cache_clear()
     names_nothing.cache_clear()

@@ -25,6 +25,8 @@ def _signal(text: str, *, query: str, subjects: list[str] | None = None) -> Corr
     [
         "End every brief with a one-line bottom line.",  # "with" completes the verb
         "Keep these briefs under 150 words, always.",  # a number inside a command's object
+        # a number among a spec's items: the opening says when, the items say what
+        "Delivery texts go like this: the van first. Then the slot. Keep it under 300 characters.",
         "Always compute the Rule of 40 and say if they clear 40.",  # "say if" asks whether
         "Always call get_filings to check for restatements before you call get_financials.",
     ],
@@ -306,3 +308,25 @@ def test_comparatives_and_signs_are_thresholds(
 
     expected = NumericCondition(terms=terms, op=op, value=value, unit=unit)  # type: ignore[arg-type]
     assert parse_numeric(cond) == expected
+
+
+def test_commas_inside_brackets_do_not_end_the_condition() -> None:
+    cond = split_condition(
+        "If the shipment holds batteries (laptops, phones, power banks), book it by road.", []
+    )
+    assert cond is not None
+    assert cond.text == "the shipment holds batteries (laptops, phones, power banks)"
+    assert cond.main == "book it by road"
+    assert {"laptop", "phone", "power", "bank"} <= set(cond.keywords)
+
+
+def test_a_condition_without_a_comma_ends_where_the_parser_ends_its_clause() -> None:
+    cond = split_condition(
+        "If the order involves chilled goods at all (dairy, meat, anything fresh) a "
+        "temperature log has to travel with it.",
+        [],
+    )
+    assert cond is not None and cond.text.startswith("the order involves chilled goods")
+    assert cond.text.endswith("anything fresh)")
+    assert cond.main == "a temperature log has to travel with it"
+    assert not cond.about_query  # "at all" is emphasis, not "all" of the queries

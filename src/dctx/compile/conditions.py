@@ -8,6 +8,7 @@ JSON tool results.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from dctx.capture.condition_words import (
@@ -21,8 +22,9 @@ from dctx.capture.condition_words import (
 )
 from dctx.capture.subjects import name_variants
 from dctx.capture.verbs import IMPERATIVE_VERBS
+from dctx.grammar import leading_clause
 from dctx.models import NumericCondition
-from dctx.text import content_stems
+from dctx.text import content_stems, sentences
 
 _LEADING = re.compile(
     r"^(?P<kw>when(?:ever)?|if|once|in case|any ?time|each time|every time|where|for|on|with)"
@@ -83,7 +85,7 @@ _ASKS_WHETHER = re.compile(
 )
 _QUERY_CONDITION = re.compile(
     r"\b(i|we|you|they|someone|anyone|the user|a user|people)\b.{0,20}\b(ask|asks|asked|request|"
-    r"requests|want|wants)\b|\b(every|all|any|each)\b",
+    r"requests|want|wants)\b|\b(every|(?<!\bat )all|any|each)\b",
     re.IGNORECASE,
 )
 # a first-person possessive ("my flights", "my cases") names the work of the one who said it:
@@ -107,9 +109,41 @@ _NEGATED_VALUE = re.compile(
 )
 
 
+# a comma inside brackets lists what the words before it cover ("if the study involves people
+# (surveys, interviews, focus groups), ..."): it ends no clause, so it is hidden while clauses
+# are found and given back in what is returned
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_HIDDEN_COMMA = "\x00"
+
+
 def split_condition(directive: str, subjects: list[str]) -> Condition | None:
     """Return the directive's condition, or None when it applies unconditionally."""
-    text = directive.strip().rstrip(".!")
+    said = directive.strip().rstrip(".!")
+    found = _split(_hide_bracketed_commas(said), subjects)
+    if found is None or not found.qualifier:
+        opening = leading_clause(said)  # "If X (a, b, c) an ethics reference has to ...",
+        if opening is not None:  # no comma where the clause ends: the parser finds its end
+            found = _split(_hide_bracketed_commas(", ".join(opening)), subjects) or found
+    if found is None:
+        return None
+    return dataclasses.replace(
+        found,
+        text=_shown(found.text),
+        main=_shown(found.main),
+        qualifier=_shown(found.qualifier),
+        keywords=[k for k in found.keywords if _HIDDEN_COMMA not in k],
+    )
+
+
+def _hide_bracketed_commas(text: str) -> str:
+    return _BRACKETED.sub(lambda m: m.group(0).replace(",", _HIDDEN_COMMA), text)
+
+
+def _shown(text: str) -> str:
+    return text.replace(_HIDDEN_COMMA, ",")
+
+
+def _split(text: str, subjects: list[str]) -> Condition | None:
     head, sep, tail = text.partition(",")
     if sep and NUMERIC.search(head) and len(tail.split()) >= 2:
         numeric = parse_numeric(head)
@@ -170,10 +204,13 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
     subject = class_subject(text)
     if subject is not None:
         return subject
-    numeric = parse_numeric(text)
-    if numeric is not None and not opens_imperative(text):
+    opening = sentences(text)[0].partition(":")[0] if text else ""
+    numeric = parse_numeric(opening)
+    if numeric is not None and not opens_imperative(opening):
         # "anything under 12 months of runway gets flagged" states a condition; "keep briefs
-        # under 150 words" is a command whose object happens to hold a number
+        # under 150 words" is a command whose object happens to hold a number, and so is a
+        # number among a spec's items ("Estimate texts go like this: ... Keep it under 480
+        # characters"): only the opening can say when the rule applies
         return Condition(text, text, "", [], numeric)
     return None
 
