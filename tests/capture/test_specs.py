@@ -185,3 +185,26 @@ def test_a_spec_head_without_a_standing_cue_stays_the_readers_call() -> None:
     assert spelled_out_spec(turn) == turn
     assert standing_spec(turn) == ""
     assert _found(_TakesEveryTurnForATask(), turn) == []
+
+
+def test_a_head_that_points_ahead_without_a_colon_opens_a_spec() -> None:
+    turn = (
+        "Nobody reads those. Shift swap notices, this is the layout from now on. Subject: "
+        "'SWAP - date - shift'. First line who covers. Then who is off. Is the rota up?"
+    )
+    assert spelled_out_spec(turn) == (
+        "Shift swap notices, this is the layout from now on. Subject: 'SWAP - date - shift'. "
+        "First line who covers. Then who is off."
+    )
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "This is the layout from now on? Subject: 'SWAP'. Then who is off.",  # a question
+        "Shift swap notices, this is the layout. Subject: 'SWAP'.",  # no standing cue
+        "Always send this to Jo. Subject: 'SWAP'.",  # a command of its own
+    ],
+)
+def test_a_sentence_that_does_not_point_ahead_opens_no_spec(turn: str) -> None:
+    assert spelled_out_spec(turn) == ""

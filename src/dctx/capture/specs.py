@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dctx.capture.cues import SentenceKind, classify_sentence, commands_in, standing_cue
 from dctx.grammar import says_when
-from dctx.text import sentences
+from dctx.text import sentences, words
 
 _HEAD_WORDS = 14  # a head longer than this is a sentence of its own, not a spec's title
 # a one-word head is a label ("Note:", "Remember:", "yes-always: false"), not what a spec is for
@@ -32,13 +32,29 @@ def opens_spec(sentence: str) -> bool:
     return says_when(head) or standing_cue(head)
 
 
+# demonstratives that point at what follows ("this is the format from now on.", "the
+# following"): a closed class
+_AHEAD = frozenset({"this", "these", "following", "below", "follows"})
+
+
+def points_ahead(sentence: str) -> bool:
+    """Does the sentence announce, without a colon, a standing spec that the sentences after
+    it set out ("Recall notices to agencies, this is the format from now on. Subject: ...")?
+    A short head with a standing cue, a demonstrative and no command of its own."""
+    said = sentence.strip()
+    toks = [w.lower() for w in words(said)]
+    if said.endswith("?") or ":" in said or not _LABEL_WORDS < len(toks) <= _HEAD_WORDS:
+        return False
+    return bool(_AHEAD & set(toks)) and standing_cue(said) and not commands_in(said)
+
+
 def spelled_out_spec(text: str) -> str:
     """The spec a turn sets out: the sentence that opens it and those after it, up to the
     first that asks, accepts, withdraws or is for this task only ("Can you send her a
     corrected one?", "Also just this once convert the revenue lines to EUR"). "" when none."""
     parts = [p for p in sentences(text) if p.strip()]
     for k, part in enumerate(parts):
-        if not opens_spec(part):
+        if not (opens_spec(part) or (k + 1 < len(parts) and points_ahead(part))):
             continue
         spec = [part]
         for later in parts[k + 1 :]:
