@@ -105,3 +105,27 @@ def test_a_turn_that_only_says_the_same_extends_the_turn_before() -> None:
         "same for anything marked fragile",
         "if a parcel is over 30 kg, book the freight van.",  # "send it now" was for that run
     )
+
+
+def test_a_command_after_a_colon_that_refers_back_is_read_with_the_sentence_before() -> None:
+    turn = (
+        "Could you check every caterer against the allergy sheet before you book one from "
+        "now on? Nut kitchens, or anyone without a hygiene rating: skip them."
+    )
+    (directive,) = _directives(turn)
+    assert "allergy sheet" in directive and directive.endswith("skip them.")
+    assert "?" not in directive
+
+
+def test_it_after_a_statement_about_a_class_is_any_of_that_class() -> None:
+    turn = (
+        "The rug was far too big. Anything over two metres (rugs, wardrobes, mirrors, "
+        "whatever) we can't carry in the small van. Log it as oversize and book the lorry."
+    )
+    (directive,) = _directives(turn)
+    assert directive.startswith("Anything over two metres") and "Log it as oversize" in directive
+
+
+def test_it_after_a_statement_about_one_thing_stays_alone() -> None:
+    turn = "The rug is too wide for the small van. Log it as oversize and book the lorry."
+    assert _directives(turn) == ["Log it as oversize and book the lorry."]

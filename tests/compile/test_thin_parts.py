@@ -27,3 +27,12 @@ def test_a_thin_step_first_stays_with_the_command_after_it() -> None:
 def test_commands_that_each_name_a_behaviour_are_still_two_rules() -> None:
     texts = _texts("round prices to whole euros and list the VAT rate beside each price")
     assert len(texts) == 2, texts
+
+
+def test_a_step_on_what_the_part_before_found_stays_with_it() -> None:
+    texts = _texts(
+        "before you publish any price change, pull up the supplier's sheet and check their "
+        "minimum prices, and leave out anything below them"
+    )
+    assert len(texts) == 1, texts
+    assert "supplier's sheet" in texts[0] and "minimum prices" in texts[0]

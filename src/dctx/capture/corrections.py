@@ -41,7 +41,13 @@ from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
-from dctx.grammar import names_nothing, names_without_verb, opens_command, states_generally
+from dctx.grammar import (
+    names_nothing,
+    names_without_verb,
+    opens_command,
+    says_when,
+    states_generally,
+)
 from dctx.models import Message, Session
 from dctx.text import STOPWORDS, sentences, words
 
@@ -383,6 +389,8 @@ def _gathered(
     """The directives with those said inside the spec replaced by the spec, once, where the
     first of them was: the items of a spec are one rule, not a rule each."""
     within = _plain(spec)
+    if any(_plain(d).find(within) >= 0 for k, d in directives if k is SentenceKind.DIRECTIVE):
+        return directives  # the spec is already part of a directive that says more
     out: list[tuple[SentenceKind, str]] = []
     for kind, directive in directives:
         if kind is SentenceKind.DIRECTIVE and _plain(directive) in within:
@@ -518,7 +526,7 @@ def _classify_turn(
             kind is SentenceKind.DIRECTIVE
             and k > 0
             and cleaned == strip_filler(sentence)
-            and _leans_back(cleaned)
+            and (_leans_back(cleaned) or _of_the_class_before(cleaned, parts[k - 1], kinds[k - 1]))
         ):
             cleaned = _with_antecedent(cleaned, parts[k - 1], kinds[k - 1], directives)
         if kind is SentenceKind.DIRECTIVE:
@@ -561,7 +569,25 @@ def _leans_back(directive: str) -> bool:
     if _LEAD_CONDITION.match(directive):
         return False
     toks = _command_words(directive)
-    return (len(toks) > 1 and toks[1] in _BACK_PRONOUNS) or names_nothing(directive)
+    # "Same institution as any author, or co-authored in the last three years: skip them":
+    # the command after a colon acts on what the sentence before named
+    after = _command_words(directive.rpartition(":")[2]) if ":" in directive else []
+    return any(len(t) > 1 and t[1] in _BACK_PRONOUNS for t in (toks, after)) or names_nothing(
+        directive
+    )
+
+
+def _of_the_class_before(directive: str, before: str, kind_before: SentenceKind) -> bool:
+    """Does the command act on "it" where the statement before names a class of cases
+    ("Anything home-prepared (jams, salsas, baked goods) we can't accept. Log it as
+    declined.")? Then "it" is any of that class, and the two sentences are one rule."""
+    toks = _command_words(directive)
+    return (
+        kind_before is SentenceKind.OTHER
+        and len(toks) > 1
+        and toks[1] == "it"
+        and says_when(before)
+    )
 
 
 def _with_antecedent(
@@ -577,7 +603,7 @@ def _with_antecedent(
     if kind_before is SentenceKind.DIRECTIVE and directives:
         if directives[-1][0] is SentenceKind.DIRECTIVE:
             _, said = directives.pop()
-            return f"{said.rstrip(' .!')}. {directive[:1].upper()}{directive[1:]}"
+            return f"{said.rstrip(' .!?')}. {directive[:1].upper()}{directive[1:]}"
         return directive
     said = strip_filler(before).rstrip(" .!")
     if kind_before is not SentenceKind.OTHER or not said or said.endswith("?"):

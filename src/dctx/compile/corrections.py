@@ -207,7 +207,11 @@ def _keep_thin_parts(mains: list[str], cond: Condition | None) -> list[str]:
     out: list[str] = []
     pending = ""  # thin parts before the first part that names a behaviour
     for main in mains:
-        if _names_behaviour(main, cond):
+        if out and _points_back(main):
+            # "pull up the agency's profile and check their allergen restrictions": a step on
+            # what the part before found is a step of that rule, not a rule of its own
+            out[-1] = f"{out[-1]} and {main}"
+        elif _names_behaviour(main, cond):
             out.append(f"{pending}, {main}" if pending else main)
             pending = ""
         elif out:
@@ -217,6 +221,17 @@ def _keep_thin_parts(mains: list[str], cond: Condition | None) -> list[str]:
     if pending:
         out.append(pending)  # nothing named anywhere: `_build_rule` drops it as before
     return out
+
+
+# pronouns and possessives that point back at what a part before named: a closed class
+_BACK_REFERENCES = frozenset({"their", "its", "them", "those", "these"})
+
+
+def _points_back(main: str) -> bool:
+    """Does the command act on something the part before it named ("check their allergen
+    restrictions", "flag those")?"""
+    said = re.findall(r"[a-z']+", main.lower())
+    return len(said) > 1 and said[1] in _BACK_REFERENCES
 
 
 def _names_behaviour(main: str, cond: Condition | None) -> bool:
