@@ -426,3 +426,26 @@ def test_tool_calls_view_pairs_results_with_calls() -> None:
         ("b", False, True, 3, 4),
     ]
     assert calls[1].status is not None and calls[1].status.is_empty
+
+
+def test_a_timeout_the_agent_gave_up_on_for_another_source_is_a_dead_source() -> None:
+    s = (
+        Trace()
+        .step("get_logs", "Error: request timed out", ticker="ACME", source="vpc-main")
+        .step("get_logs", "Error: request timed out", ticker="ACME", source="vpc-main")
+        .step("get_logs", ["line"], ticker="ACME", source="vpc-backup")
+        .session()
+    )
+    sig = only(assess([s]))
+    assert sig.pattern == ToolPattern.DEAD_SOURCE
+    assert (sig.failed_args["source"], sig.success_args["source"]) == ("vpc-main", "vpc-backup")
+
+
+def test_a_timeout_then_other_arguments_of_the_same_source_is_not_a_signal() -> None:
+    s = (
+        Trace()
+        .step("get_logs", "Error: request timed out", ticker="ACME", source="vpc-main")
+        .step("get_logs", ["line"], ticker="ACM", source="vpc-main")
+        .session()
+    )
+    assert assess([s]) == []

@@ -241,3 +241,34 @@ def test_two_empty_results_make_one_lesson_not_two(mem: Memory) -> None:
     _capture(mem, "s1", _zoning("12-004", {"results": []}))
     _capture(mem, "s2", _zoning("40-118", {"results": []}))
     assert [r.text for r in mem.rules() if r.source is RuleSource.SELF_ASSESSMENT] == [LESSON]
+
+
+def _timed_out(vin: str, *, slip: bool = False) -> list[dict[str, Any]]:
+    """check_recalls on the default source times out; the agent switches to another source
+    (after mistyping the VIN once, when `slip`)."""
+    steps = [user(f"Open recalls for {vin}?"), call("c1", "check_recalls", vin=vin)]
+    steps.append(result("c1", {"error": {"code": 504, "message": "gateway timeout"}}))
+    if slip:
+        steps += [
+            call("c2", "check_recalls", vin=vin[:-1], source="federal"),
+            result("c2", {"error": {"code": 400, "message": "vin must be 17 characters"}}),
+        ]
+    steps += [
+        call("c3", "check_recalls", vin=vin, source="federal"),
+        result("c3", {"vin": vin, "open_recalls": []}),
+    ]
+    return [*steps, assistant("No open recalls.")]
+
+
+def test_a_source_that_timed_out_in_two_sessions_and_was_switched_is_a_lesson(
+    mem: Memory,
+) -> None:
+    _capture(mem, "s1", _timed_out("1FTFW1E50PFA00001"))
+    _capture(mem, "s2", _timed_out("1FTFW1E50PFA00002", slip=True), actor="lina")
+    [rule] = [
+        r
+        for r in mem.rules(status=RuleStatus.ACTIVE)
+        if r.source is RuleSource.SELF_ASSESSMENT and "check_recalls" in r.text
+    ]
+    assert '"federal"' in rule.text and rule.support == 2
+    assert "vin" not in rule.text.lower().replace("check_recalls", "")

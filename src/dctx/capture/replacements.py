@@ -38,7 +38,13 @@ from typing import Any
 
 from dctx.capture.base import ToolPattern, ToolPatternSignal, session_context
 from dctx.capture.provenance import mark_untrusted
-from dctx.capture.self_assess import MAX_GAP, CallOutcome, _same_purpose, tool_calls
+from dctx.capture.self_assess import (
+    MAX_GAP,
+    CallOutcome,
+    _same_purpose,
+    source_like,
+    tool_calls,
+)
 from dctx.capture.tool_errors import ErrorClass
 from dctx.models import Session
 from dctx.store.base import Store
@@ -108,6 +114,9 @@ def _sources(
     if other and other != tool:
         return (tool, None), (other, None)
     keys = _changed(failed, success)
+    # a switch of source is the lesson; another argument fixed on the way (a mistyped id) is
+    # this conversation's, and would make each conversation's switch a lesson of its own
+    keys = [k for k in keys if source_like(k)] or keys
     old = {k: failed[k] for k in keys if k in failed}
     new = {k: success[k] for k in keys if k in success}
     return (tool, old), (tool, new)

@@ -191,11 +191,16 @@ def _same_task(failed: dict[str, Any], success: dict[str, Any]) -> bool:
     return any(k in success and _canon(v) == _canon(success[k]) for k, v in failed.items())
 
 
+def source_like(key: str) -> bool:
+    """Does the argument name where a call goes ("source", "provider", "api_version")?"""
+    return bool(_tokens(key) & _SOURCE_TOKENS)
+
+
 def _source_changed(failed: dict[str, Any], success: dict[str, Any]) -> bool:
     changed = {
         k for k in failed.keys() | success.keys() if _canon(failed.get(k)) != _canon(success.get(k))
     }
-    return any(_tokens(k) & _SOURCE_TOKENS for k in changed)
+    return any(source_like(k) for k in changed)
 
 
 def _same_purpose(failed: CallOutcome, other: CallOutcome) -> bool:
@@ -266,7 +271,8 @@ def _judge(
         linked = [h for h in full if _shares_value(h.args, first.args)]
         return ToolPattern.MISSING_PREREQUISITE, (linked or full)[-1]
     if cls == ErrorClass.UNAVAILABLE or (
-        cls == ErrorClass.NOT_FOUND and _source_changed(first.args, success.args)
+        cls in (ErrorClass.NOT_FOUND, ErrorClass.TRANSIENT)
+        and _source_changed(first.args, success.args)
     ):
         return ToolPattern.DEAD_SOURCE, None
     if not _same_task(first.args, success.args):
@@ -283,6 +289,20 @@ def _judge(
     return ToolPattern.RETRY_CHANGED_ARGS, None
 
 
+def _gave_up_on(first: CallOutcome, success: CallOutcome | None, identical: bool) -> bool:
+    """A timeout is noise, retried and forgotten, unless the agent gave up on the source: the
+    call that finally worked went to another source ("source": "nhtsa" after the default
+    timed out). One such switch is a sighting; across conversations it becomes the lesson
+    (capture/replacements.py), and a later conversation where the old source worked counts
+    against it."""
+    return (
+        first.error_class is ErrorClass.TRANSIENT
+        and success is not None
+        and not identical
+        and _source_changed(first.args, success.args)
+    )
+
+
 def _indexes(*calls: CallOutcome | None) -> list[int]:
     found = {i for c in calls if c for i in (c.call_index, c.result_index) if i is not None}
     return sorted(found)
@@ -297,11 +317,13 @@ def session_signals(
     seen: dict[str, ToolPatternSignal] = {}
     out: list[ToolPatternSignal] = []
     for first in calls:
-        if not first.failed or first.pos in consumed or first.error_class in _NOISE:
+        if not first.failed or first.pos in consumed:
             continue
         attempts, between, success = _follow(calls, first)
-        consumed.update(a.pos for a in attempts)
         identical = success is not None and success.key in {a.key for a in attempts}
+        if first.error_class in _NOISE and not _gave_up_on(first, success, identical):
+            continue
+        consumed.update(a.pos for a in attempts)
         verdict = _judge(first, between, success, _new_helpers(calls, first, between), identical)
         if verdict is None:
             continue
