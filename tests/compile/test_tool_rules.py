@@ -186,3 +186,14 @@ def test_an_impossible_date_is_not_a_date_format() -> None:
         )
     )
     assert out is None
+
+
+def test_separators_taken_out_are_a_format_lesson() -> None:
+    text = _text(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="lookup_barcode",
+        failed_args={"ean": "40 06381 33393 1"},
+        success_args={"ean": "4006381333931"},
+    )
+    assert "write it without separators (no spaces)" in text
+    assert '"4006381333931"' in text
