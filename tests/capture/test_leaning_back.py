@@ -129,3 +129,17 @@ def test_it_after_a_statement_about_a_class_is_any_of_that_class() -> None:
 def test_it_after_a_statement_about_one_thing_stays_alone() -> None:
     turn = "The rug is too wide for the small van. Log it as oversize and book the lorry."
     assert _directives(turn) == ["Log it as oversize and book the lorry."]
+
+
+def test_a_case_of_what_the_directive_before_names_joins_it() -> None:
+    turn = (
+        "Every crate over 30 kilos needs a tilt sticker before it leaves the bay. "
+        "When it's missing, put the crate back on the rack and tell the shift lead."
+    )
+    (directive,) = _directives(turn)
+    assert directive.startswith("Every crate over 30 kilos") and "tell the shift lead" in directive
+
+
+def test_a_case_after_a_statement_is_a_directive_of_its_own() -> None:
+    turn = "The crates came in late. When it's raining, cover the crates before unloading."
+    assert _directives(turn) == ["When it's raining, cover the crates before unloading."]

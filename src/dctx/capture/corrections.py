@@ -526,7 +526,11 @@ def _classify_turn(
             kind is SentenceKind.DIRECTIVE
             and k > 0
             and cleaned == strip_filler(sentence)
-            and (_leans_back(cleaned) or _of_the_class_before(cleaned, parts[k - 1], kinds[k - 1]))
+            and (
+                _leans_back(cleaned)
+                or _of_the_class_before(cleaned, parts[k - 1], kinds[k - 1])
+                or (_PRONOUN_CASE.match(cleaned) and _names_cases(parts[k - 1], kinds[k - 1]))
+            )
         ):
             cleaned = _with_antecedent(cleaned, parts[k - 1], kinds[k - 1], directives)
         if kind is SentenceKind.DIRECTIVE:
@@ -574,6 +578,20 @@ def _leans_back(directive: str) -> bool:
     after = _command_words(directive.rpartition(":")[2]) if ":" in directive else []
     return any(len(t) > 1 and t[1] in _BACK_PRONOUNS for t in (toks, after)) or names_nothing(
         directive
+    )
+
+
+# "When it's missing, write to the author": a case of what the directive before names
+_PRONOUN_CASE = re.compile(
+    r"^(?:when(?:ever)?|if|once|unless)\s+(?:it|they|this|that)(?:'s|'re|\s)", re.IGNORECASE
+)
+
+
+def _names_cases(before: str, kind_before: SentenceKind) -> bool:
+    """Is the sentence before a directive, or a statement of what holds in a class of cases
+    ("Every crate over 30 kilos needs a tilt sticker"), that a case of "it" can be one of?"""
+    return kind_before is SentenceKind.DIRECTIVE or (
+        kind_before is SentenceKind.OTHER and says_when(before)
     )
 
 
