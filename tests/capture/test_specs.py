@@ -37,6 +37,10 @@ def _found(
         "Every handover note like this: the bed number first.",
         "From now on, standup summaries go like this: blockers first, then wins.",
         "For any refund email: the amount, the date it lands, and who approved it.",
+        # a bare plural names a kind of thing: every one of them
+        "Shift handovers: open incidents first, then pages, then anything parked.",
+        # a head that points at what follows
+        "For the monthly stock report, this is the layout: totals first, then the gaps.",
     ],
 )
 def test_a_head_that_says_where_it_holds_opens_a_spec(sentence: str) -> None:
@@ -208,3 +212,14 @@ def test_a_head_that_points_ahead_without_a_colon_opens_a_spec() -> None:
 )
 def test_a_sentence_that_does_not_point_ahead_opens_no_spec(turn: str) -> None:
     assert spelled_out_spec(turn) == ""
+
+
+def test_here_is_how_points_ahead_like_this_is() -> None:
+    turn = (
+        "Too stiff. Here's how I want welcome emails from now on. First line their name and "
+        "start date. Then who meets them at the door. Can you redo Priya's?"
+    )
+    assert spelled_out_spec(turn) == (
+        "Here's how I want welcome emails from now on. First line their name and start date. "
+        "Then who meets them at the door."
+    )

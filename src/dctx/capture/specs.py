@@ -7,7 +7,7 @@ what it is about.
 from __future__ import annotations
 
 from dctx.capture.cues import SentenceKind, classify_sentence, commands_in, standing_cue
-from dctx.grammar import says_when
+from dctx.grammar import names_a_kind, points_forward, says_when
 from dctx.text import sentences, words
 
 _HEAD_WORDS = 14  # a head longer than this is a sentence of its own, not a spec's title
@@ -19,9 +19,11 @@ _ENDS = frozenset({SentenceKind.ONE_OFF, SentenceKind.ACCEPTANCE, SentenceKind.W
 
 def opens_spec(sentence: str) -> bool:
     """Does the sentence open a spec: a short head that says to what cases it applies (a
-    universal determiner, a condition, a standing cue) in more than a label's one word and
-    gives no command itself, a colon, and something after it that is not a question ("before
-    we accept anything: did anyone check the setbacks?")?"""
+    universal determiner, a condition, a standing cue, a bare plural naming a kind of thing:
+    "Transcript replies: ...") or points at what follows ("For the weekly KPI note, this is
+    the layout: ...") in more than a label's one word and gives no command itself, a colon,
+    and something after it that is not a question ("before we accept anything: did anyone
+    check the setbacks?")?"""
     head, colon, items = sentence.partition(":")
     if not colon or not items.strip() or not _LABEL_WORDS < len(head.split()) <= _HEAD_WORDS:
         return False
@@ -29,23 +31,19 @@ def opens_spec(sentence: str) -> bool:
         return False
     if commands_in(head):
         return False  # "whenever X, don't ship it by air: book ground freight": a command
-    return says_when(head) or standing_cue(head)
-
-
-# demonstratives that point at what follows ("this is the format from now on.", "the
-# following"): a closed class
-_AHEAD = frozenset({"this", "these", "following", "below", "follows"})
+    return says_when(head) or standing_cue(head) or points_forward(head) or names_a_kind(head)
 
 
 def points_ahead(sentence: str) -> bool:
     """Does the sentence announce, without a colon, a standing spec that the sentences after
-    it set out ("Recall notices to agencies, this is the format from now on. Subject: ...")?
-    A short head with a standing cue, a demonstrative and no command of its own."""
+    it set out ("Recall notices to agencies, this is the format from now on. Subject: ...",
+    "Here's how I want denial letters from now on. First sentence ...")? A short head with a
+    standing cue that points at what follows (grammar.points_forward) and gives no command."""
     said = sentence.strip()
-    toks = [w.lower() for w in words(said)]
+    toks = words(said)
     if said.endswith("?") or ":" in said or not _LABEL_WORDS < len(toks) <= _HEAD_WORDS:
         return False
-    return bool(_AHEAD & set(toks)) and standing_cue(said) and not commands_in(said)
+    return standing_cue(said) and not commands_in(said) and points_forward(said)
 
 
 def spelled_out_spec(text: str) -> str:
