@@ -131,15 +131,16 @@ def says_when(sentence: str) -> bool:
 def open_case(sentence: str) -> bool:
     """Does a clause of condition or time in the sentence speak of any case, not this one: it
     names something indefinite or universal ("before you book anyone", "before you log a
-    missed collection", "when a seat opens") and points at nothing in particular ("before you
-    send it", "when the invoice comes in")? What a polite question asks to be done in such
-    cases is asked for every case, not for this one."""
+    missed collection", "when a seat opens", and as a phrase: "before any DELETE") and points
+    at nothing in particular ("before you send it", "when the invoice comes in")? What a
+    polite question asks to be done in such cases is asked for every case, not for this one."""
     if _CASE_MARKERS.isdisjoint(w.lower() for w in _LETTERS.findall(sentence)):
         return False
+    cases = _cases(sentence)
     return any(
         not words & _PARTICULAR
         and words & (_INDEFINITE | _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS)
-        for words in _cases(sentence).clauses
+        for words in (*cases.clauses, *cases.phrases)
     )
 
 
@@ -149,6 +150,8 @@ class _Cases:
 
     universal: bool  # a universal pronoun, or a universal word as a determiner
     clauses: tuple[frozenset[str], ...]  # the words of each clause of condition or time
+    # the words of each phrase of time that is no clause ("before any DELETE or UPDATE")
+    phrases: tuple[frozenset[str], ...] = ()
 
 
 @functools.lru_cache(maxsize=_CACHE)
@@ -156,6 +159,7 @@ def _cases(sentence: str) -> _Cases:
     """The sentence parsed once for `says_when` and `open_case`."""
     universal = False
     clauses: list[frozenset[str]] = []
+    phrases: list[frozenset[str]] = []
     for token in _pipeline()(" ".join(_WORD.findall(sentence)[: 2 * _MAX_WORDS])):
         word = token.lower_
         if word in _UNIVERSAL_PRONOUNS or (
@@ -168,7 +172,9 @@ def _cases(sentence: str) -> _Cases:
             and token.head.dep_ == "advcl"
         ):
             clauses.append(frozenset(t.lower_ for t in token.head.subtree))
-    return _Cases(universal, tuple(clauses))
+        elif word in _TIME_PREPOSITIONS and token.dep_ == "prep":
+            phrases.append(frozenset(t.lower_ for t in token.subtree))
+    return _Cases(universal, tuple(clauses), tuple(phrases))
 
 
 @functools.lru_cache(maxsize=_CACHE)
@@ -345,6 +351,8 @@ _UNIVERSAL_PRONOUNS = frozenset(
 )
 # words that open a clause of condition or time: "if it's above the max", "before you send"
 _CASE_MARKERS = frozenset({"when", "whenever", "if", "unless", "once", "before", "after"})
+# prepositions whose phrase says when ("before any DELETE", "after every release")
+_TIME_PREPOSITIONS = frozenset({"before", "after"})
 _INDEFINITE = frozenset({"a", "an"})
 # verbs that say how something appears, not how it is handled: "pricing looks wrong"
 _SEEMING = frozenset("seem seems look looks appear appears sound sounds feel feels".split())

@@ -174,3 +174,19 @@ def test_an_acceptance_the_filler_hides_is_read_once_not_forever() -> None:
 def test_takes_away(command: str, takes: bool) -> None:
     # only a command that takes something out of what the agent does can take a rule back
     assert takes_away(command) is takes
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        # a phrase of time about any case says when the command holds, as a condition does
+        ("Before any rollout, snapshot the database so we can go back.", SentenceKind.DIRECTIVE),
+        ("After every release, tag the commit in the tracker.", SentenceKind.DIRECTIVE),
+        # about this case: no sign that it holds beyond this task
+        ("Before the rollout, snapshot the database.", SentenceKind.OTHER),
+    ],
+)
+def test_a_phrase_of_time_about_any_case_makes_a_command_standing(
+    sentence: str, kind: SentenceKind
+) -> None:
+    assert classify_sentence(sentence) is kind

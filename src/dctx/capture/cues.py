@@ -21,7 +21,7 @@ from dctx.capture.verbs import (
     NEGATIONS,
     REMOVALS,
 )
-from dctx.grammar import opens_command
+from dctx.grammar import open_case, opens_command
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -273,8 +273,10 @@ def is_directive(sentence: str) -> bool:
     ):
         return True  # "For P3s also page the secondary on-call"
     led = _LEAD_CONDITION.match(core)
+    # "Before any DELETE or UPDATE, clone the table": a clause of time about any case says
+    # when the command holds, as a condition does (grammar.open_case; not "before you send it")
+    general = bool(led) or _standing(sentence) or open_case(core)
     core = _LEAD_CONDITION.sub("", core, count=1)
-    general = bool(led) or _standing(sentence)
     if imperative_clause(core, general=general):
         return True
     if led and _REQUIREMENT.search(core):
