@@ -25,9 +25,9 @@ from dctx.capture.cues import (
     ASKING,
     ONE_OFF,
     SentenceKind,
+    _command_words,
     announces,
     classify_sentence,
-    command_words,
     continues,
     is_directive,
     prohibits,
@@ -37,7 +37,6 @@ from dctx.capture.cues import (
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.revisions import Revision, revision
-from dctx.capture.revocations import revocation
 from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
@@ -149,9 +148,6 @@ def find_corrections(
         revised = _revised(verdict, text, known, admit)
         if revised is not None:
             verdict = _admitted(verdict, admit, by="revision")
-        revoking = _revoked(verdict, text, known, admit) if revised is None else None
-        if revoking is not None:
-            verdict = TurnVerdict(TurnKind.WITHDRAWAL, admit.active, by="revocation")
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
         asked = text if verdict.p_lasting < admit.candidate else ""
@@ -171,8 +167,6 @@ def find_corrections(
         )
         if revised is not None and verdict.by == "revision":
             directives = [(SentenceKind.DIRECTIVE, " ".join(revised.sentences))]
-        if revoking is not None and verdict.by == "revocation":
-            directives = [(SentenceKind.DIRECTIVE, strip_filler(revoking))]
         extends = ""
         if said_before and verdict.p_lasting >= admit.candidate and elliptical_subject(text):
             # "same with anything flagged hazmat class 3": the turn before, for that too
@@ -285,16 +279,6 @@ def _revised(
     if verdict.p_lasting >= admit.candidate or verdict.kind is TurnKind.WITHDRAWAL:
         return None
     return revision(text, known)
-
-
-def _revoked(
-    verdict: TurnVerdict, text: str, known: Sequence[str], admit: ReadingBands
-) -> str | None:
-    """The sentence of a turn the reader does not admit that takes back one of the speaker's
-    rules (capture/revocations.py), if any."""
-    if verdict.p_lasting >= admit.candidate:
-        return None
-    return revocation(text, known)
 
 
 def _admitted(verdict: TurnVerdict, admit: ReadingBands, *, by: str) -> TurnVerdict:
@@ -588,10 +572,10 @@ def _leans_back(directive: str) -> bool:
         return True
     if _LEAD_CONDITION.match(directive):
         return False
-    toks = command_words(directive)
+    toks = _command_words(directive)
     # "Same institution as any author, or co-authored in the last three years: skip them":
     # the command after a colon acts on what the sentence before named
-    after = command_words(directive.rpartition(":")[2]) if ":" in directive else []
+    after = _command_words(directive.rpartition(":")[2]) if ":" in directive else []
     return any(len(t) > 1 and t[1] in _BACK_PRONOUNS for t in (toks, after)) or names_nothing(
         directive
     )
@@ -615,7 +599,7 @@ def _of_the_class_before(directive: str, before: str, kind_before: SentenceKind)
     """Does the command act on "it" where the statement before names a class of cases
     ("Anything home-prepared (jams, salsas, baked goods) we can't accept. Log it as
     declined.")? Then "it" is any of that class, and the two sentences are one rule."""
-    toks = command_words(directive)
+    toks = _command_words(directive)
     return (
         kind_before is SentenceKind.OTHER
         and len(toks) > 1

@@ -64,7 +64,7 @@ def quantities(text: str) -> frozenset[tuple[str, str]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def subject_words(text: str) -> frozenset[str]:
+def _subject_words(text: str) -> frozenset[str]:
     """Stems of the text's words, hyphenated ones split ("free-shipping": free, ship)."""
     return frozenset(
         stem(w) for w in _LETTERS.findall(text.lower()) if w not in STOPWORDS and len(w) > 2
@@ -88,10 +88,10 @@ def revision(text: str, rules: Iterable[str]) -> Revision | None:
     said = quantities(text)
     if not said:
         return None
-    words = subject_words(text)
+    words = _subject_words(text)
     for rule in reversed(list(rules)):
         new = _changed(said, quantities(rule))
-        if not new or len(words & subject_words(rule)) < _SHARED_WORDS:
+        if not new or len(words & _subject_words(rule)) < _SHARED_WORDS:
             continue
         carrying = [s for s in sentences(text) if _said(s) and quantities(s) & new]
         if not carrying:
