@@ -128,19 +128,23 @@ def says_when(sentence: str) -> bool:
     return cases.universal or bool(cases.clauses)
 
 
-def open_case(sentence: str) -> bool:
+def open_case(sentence: str, *, universal: bool = False) -> bool:
     """Does a clause of condition or time in the sentence speak of any case, not this one: it
     names something indefinite or universal ("before you book anyone", "before you log a
     missed collection", "when a seat opens", and as a phrase: "before any DELETE") and points
     at nothing in particular ("before you send it", "when the invoice comes in")? What a
-    polite question asks to be done in such cases is asked for every case, not for this one."""
+    polite question asks to be done in such cases is asked for every case, not for this one.
+    With `universal`, only a universal word counts ("before any", "after every"): "before you
+    started trying as you broke a bunch of things" speaks of this case."""
     if _CASE_MARKERS.isdisjoint(w.lower() for w in _LETTERS.findall(sentence)):
         return False
     cases = _cases(sentence)
+    marks = _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS
     return any(
-        not words & _PARTICULAR
-        and words & (_INDEFINITE | _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS)
-        for words in (*cases.clauses, *cases.phrases)
+        not words & _PARTICULAR and words & (marks if universal else marks | _INDEFINITE)
+        for words in cases.clauses
+    ) or any(  # a phrase only with a universal word: "before any DELETE", not "a bunch"
+        not words & _PARTICULAR and words & _UNIVERSAL_DETERMINERS for words in cases.phrases
     )
 
 
@@ -172,7 +176,12 @@ def _cases(sentence: str) -> _Cases:
             and token.head.dep_ == "advcl"
         ):
             clauses.append(frozenset(t.lower_ for t in token.head.subtree))
-        elif word in _TIME_PREPOSITIONS and token.dep_ == "prep":
+        elif (
+            word in _TIME_PREPOSITIONS
+            and token.dep_ == "prep"
+            and any(c.dep_ == "pobj" for c in token.children)
+        ):
+            # "before any DELETE": a noun after it; "before you started ..." is a clause
             phrases.append(frozenset(t.lower_ for t in token.subtree))
     return _Cases(universal, tuple(clauses), tuple(phrases))
 
@@ -204,10 +213,11 @@ def leading_clause(sentence: str) -> tuple[str, str] | None:
 
 
 @functools.lru_cache(maxsize=_CACHE)
-def points_forward(phrase: str) -> bool:
+def points_forward(phrase: str, *, here: bool = True) -> bool:
     """Does the phrase point at what follows it: a demonstrative standing for what comes
     next ("this is the layout", "these are the rules", "here's how I want them", "as
-    follows"), not one that determines a noun ("this report")?"""
+    follows"), not one that determines a noun ("this report")? Without `here`, "here" does
+    not count: "Here is the example from the repo: <link>" introduces what is pasted."""
     if _FORWARD_WORDS.isdisjoint(w.lower() for w in _LETTERS.findall(phrase)):
         return False
     for token in _pipeline()(phrase[: 12 * _MAX_WORDS]):
@@ -216,7 +226,7 @@ def points_forward(phrase: str) -> bool:
             return True
         if word in ("this", "these") and token.dep_ in ("nsubj", "attr", "nsubjpass"):
             return True
-        if word == "here" and token.dep_ in ("advmod", "expl", "nsubj", "attr"):
+        if here and word == "here" and token.dep_ in ("advmod", "expl", "nsubj", "attr"):
             return True
     return False
 

@@ -184,6 +184,10 @@ def test_takes_away(command: str, takes: bool) -> None:
         ("After every release, tag the commit in the tracker.", SentenceKind.DIRECTIVE),
         # about this case: no sign that it holds beyond this task
         ("Before the rollout, snapshot the database.", SentenceKind.OTHER),
+        (
+            "Roll back to before you started refactoring as you probably broke a bunch of stuff.",
+            SentenceKind.OTHER,
+        ),
     ],
 )
 def test_a_phrase_of_time_about_any_case_makes_a_command_standing(

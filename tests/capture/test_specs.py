@@ -54,6 +54,7 @@ def test_a_head_that_says_where_it_holds_opens_a_spec(sentence: str) -> None:
         "Remember: always rebase before you push.",  # a one-word head is a label
         "The table for this report: region, revenue, margin.",  # this report's
         "Every handover note like this:",  # nothing after the colon
+        "Here is the example from the docs repo: https://example.org/a.md",  # what is pasted
         "Before we close anything: did anyone call the customer back?",  # a question
         # a command and its detail: compile splits those as it always has
         "Whenever a crate is over 40 kg, don't lift it alone: book the hoist.",

@@ -275,7 +275,7 @@ def is_directive(sentence: str) -> bool:
     led = _LEAD_CONDITION.match(core)
     # "Before any DELETE or UPDATE, clone the table": a clause of time about any case says
     # when the command holds, as a condition does (grammar.open_case; not "before you send it")
-    general = bool(led) or _standing(sentence) or open_case(core)
+    general = bool(led) or _standing(sentence) or open_case(core, universal=True)
     core = _LEAD_CONDITION.sub("", core, count=1)
     if imperative_clause(core, general=general):
         return True

@@ -31,7 +31,12 @@ def opens_spec(sentence: str) -> bool:
         return False
     if commands_in(head):
         return False  # "whenever X, don't ship it by air: book ground freight": a command
-    return says_when(head) or standing_cue(head) or points_forward(head) or names_a_kind(head)
+    return (
+        says_when(head)
+        or standing_cue(head)
+        or points_forward(head, here=False)
+        or names_a_kind(head)
+    )
 
 
 def points_ahead(sentence: str) -> bool:
