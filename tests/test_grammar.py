@@ -11,7 +11,6 @@ import pytest
 from dctx.capture.cues import SentenceKind, classify_sentence
 from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.grammar import (
-    names_a_kind,
     names_nothing,
     opens_command,
     points_forward,
@@ -145,24 +144,6 @@ def test_weights_other_than_the_tested_ones_are_refused(monkeypatch: pytest.Monk
 )
 def test_a_sentence_states_how_a_kind_of_thing_is_handled(sentence: str, general: bool) -> None:
     assert states_generally(sentence) is general
-
-
-@pytest.mark.parametrize(
-    ("phrase", "kind"),
-    [
-        ("Tire quotes", True),  # alone, the tagger reads "quotes" as a verb
-        ("Shift handovers", True),
-        ("customer texts", True),
-        ("The table for this report", False),  # one thing
-        ("My papers", False),  # the speaker's own
-        ("we fixed bugs", False),  # a clause
-        ("Pipelines go in a table", False),  # a clause whose subject is a bare plural
-        ("Heads up", False),  # an idiom: a noun and a particle
-        ("Two changes", False),  # a count of things said next
-    ],
-)
-def test_a_bare_plural_names_a_kind(phrase: str, kind: bool) -> None:
-    assert names_a_kind(phrase) is kind
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,9 @@
 """What a sentence's grammar says, read by a dependency parser instead of a word list: whether
 a clause opens with a command (`opens_command`), says to what cases it applies (`says_when`),
 where an opening clause of condition ends (`leading_clause`), whether a phrase points at what
-follows (`points_forward`) or names a kind of thing (`names_a_kind`), who the subject of a verb
-is (`subject_of`), whether a fragment names something without a verb (`names_without_verb`), and
-whether a sentence states how a kind of thing is handled (`states_generally`).
+follows (`points_forward`), who the subject of a verb is (`subject_of`), whether a fragment
+names something without a verb (`names_without_verb`), and whether a sentence states how a
+kind of thing is handled (`states_generally`).
 
 Whether "schedule", "count" or "redline" opens a command depends on the sentence: "count the
 pallets" is one, "schedule 2 isn't attached" is not, and no list of verbs knows "redline". The
@@ -232,31 +232,6 @@ def points_forward(phrase: str, *, here: bool = True) -> bool:
 
 
 @functools.lru_cache(maxsize=_CACHE)
-def names_a_kind(phrase: str) -> bool:
-    """Is the phrase a bare plural noun phrase, which names a kind of thing ("Transcript
-    replies", "Denial letters", "customer texts"), not one thing ("the table for this
-    report") or a clause?"""
-    said = phrase.strip().rstrip(":").strip()
-    n = len(_WORD.findall(said))
-    if not 1 < n <= _SHORT_PHRASE:
-        return False
-    # framed as the subject of a sentence, as a heading is read: "tire quotes" alone parses
-    # as a clause ("tire" quotes something)
-    doc = _pipeline()(f"{said} {_FRAME}")
-    own = len(doc) - len(_FRAME.split()) - 1  # the phrase's tokens, before the frame's
-    frame_verb = doc[own + 1]  # "listed"
-    subject = next(
-        (t for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.head.i == frame_verb.i), None
-    )
-    if subject is None or subject.tag_ not in ("NNS", "NNPS"):
-        return False
-    words = list(subject.subtree)
-    if words[0].i != 0 or words[-1].i != own - 1:
-        return False  # the subject is not the whole phrase: a clause of its own before it
-    return all(t.tag_ in _NOUN_PHRASE_TAGS for t in words)
-
-
-@functools.lru_cache(maxsize=_CACHE)
 def subject_of(clause: str, verbs: frozenset[str]) -> str:
     """The head word of the subject of the clause's first verb among `verbs` ("the dates on
     the two notes don't match" -> "dates" for {"match"}), or "" when it has none."""
@@ -342,7 +317,6 @@ def forget_clauses() -> None:
     says_when.cache_clear()
     leading_clause.cache_clear()
     points_forward.cache_clear()
-    names_a_kind.cache_clear()
     subject_of.cache_clear()
     names_without_verb.cache_clear()
     names_nothing.cache_clear()
@@ -371,12 +345,6 @@ _SEEMING = frozenset("seem seems look looks appear appears sound sounds feel fee
 _BEING = frozenset({"is", "are", "'s", "'re"})
 # words that point at a case in view: "before you send it", "when the invoice comes in"
 _PARTICULAR = frozenset("it this that these those them the her him his my our your".split())
-# nouns and their modifiers: "heads up" (a particle) and "the table" (a determiner) are not
-# a kind of thing
-_NOUN_PHRASE_TAGS = frozenset(
-    {"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "VBG", "VBN", "HYPH"}
-)
-_FRAME = "are listed below."  # a heading read as the subject of a sentence
 _FORWARD_WORDS = frozenset({"this", "these", "here", "following", "below", "follows"})
 _SAYS_WHEN_WORDS = _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS | _CASE_MARKERS
 _SUBJECT = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})

@@ -37,8 +37,6 @@ def _found(
         "Every handover note like this: the bed number first.",
         "From now on, standup summaries go like this: blockers first, then wins.",
         "For any refund email: the amount, the date it lands, and who approved it.",
-        # a bare plural names a kind of thing: every one of them
-        "Shift handovers: open incidents first, then pages, then anything parked.",
         # a head that points at what follows
         "For the monthly stock report, this is the layout: totals first, then the gaps.",
     ],
@@ -55,6 +53,7 @@ def test_a_head_that_says_where_it_holds_opens_a_spec(sentence: str) -> None:
         "The table for this report: region, revenue, margin.",  # this report's
         "Every handover note like this:",  # nothing after the colon
         "Here is the example from the docs repo: https://example.org/a.md",  # what is pasted
+        "Max frames: 7 Precision Level: 2 - Balanced",  # a bare plural labels a pasted value
         "Before we close anything: did anyone call the customer back?",  # a question
         # a command and its detail: compile splits those as it always has
         "Whenever a crate is over 40 kg, don't lift it alone: book the hoist.",

@@ -7,7 +7,7 @@ what it is about.
 from __future__ import annotations
 
 from dctx.capture.cues import SentenceKind, classify_sentence, commands_in, standing_cue
-from dctx.grammar import names_a_kind, points_forward, says_when
+from dctx.grammar import points_forward, says_when
 from dctx.text import sentences, words
 
 _HEAD_WORDS = 14  # a head longer than this is a sentence of its own, not a spec's title
@@ -19,11 +19,11 @@ _ENDS = frozenset({SentenceKind.ONE_OFF, SentenceKind.ACCEPTANCE, SentenceKind.W
 
 def opens_spec(sentence: str) -> bool:
     """Does the sentence open a spec: a short head that says to what cases it applies (a
-    universal determiner, a condition, a standing cue, a bare plural naming a kind of thing:
-    "Transcript replies: ...") or points at what follows ("For the weekly KPI note, this is
-    the layout: ...") in more than a label's one word and gives no command itself, a colon,
-    and something after it that is not a question ("before we accept anything: did anyone
-    check the setbacks?")?"""
+    universal determiner, a condition, a standing cue) or points at what follows ("For the
+    weekly KPI note, this is the layout: ...") in more than a label's one word and gives no
+    command itself, a colon, and something after it that is not a question ("before we
+    accept anything: did anyone check the setbacks?")? A bare plural alone ("Transcript
+    replies: ...") is no head: on real sessions it opened pasted logs ("Max frames: 7")."""
     head, colon, items = sentence.partition(":")
     if not colon or not items.strip() or not _LABEL_WORDS < len(head.split()) <= _HEAD_WORDS:
         return False
@@ -31,12 +31,7 @@ def opens_spec(sentence: str) -> bool:
         return False
     if commands_in(head):
         return False  # "whenever X, don't ship it by air: book ground freight": a command
-    return (
-        says_when(head)
-        or standing_cue(head)
-        or points_forward(head, here=False)
-        or names_a_kind(head)
-    )
+    return says_when(head) or standing_cue(head) or points_forward(head, here=False)
 
 
 def points_ahead(sentence: str) -> bool:
