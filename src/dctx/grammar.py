@@ -222,7 +222,7 @@ def points_forward(phrase: str, *, here: bool = True) -> bool:
         return False
     for token in _pipeline()(phrase[: 12 * _MAX_WORDS]):
         word = token.lower_
-        if word in ("following", "below", "follows"):
+        if word in _AHEAD_WORDS:
             return True
         if word in ("this", "these") and token.dep_ in ("nsubj", "attr", "nsubjpass"):
             return True
@@ -345,7 +345,9 @@ _SEEMING = frozenset("seem seems look looks appear appears sound sounds feel fee
 _BEING = frozenset({"is", "are", "'s", "'re"})
 # words that point at a case in view: "before you send it", "when the invoice comes in"
 _PARTICULAR = frozenset("it this that these those them the her him his my our your".split())
-_FORWARD_WORDS = frozenset({"this", "these", "here", "following", "below", "follows"})
+# words that point at what follows whatever their role ("as follows", "the following")
+_AHEAD_WORDS = frozenset({"following", "below", "follows"})
+_FORWARD_WORDS = _AHEAD_WORDS | {"this", "these", "here"}
 _SAYS_WHEN_WORDS = _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS | _CASE_MARKERS
 _SUBJECT = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 # the first word modifies a noun after it: "serif fonts", "title case", "invoice numbers"

@@ -587,12 +587,16 @@ _PRONOUN_CASE = re.compile(
 )
 
 
+def _states_cases(before: str, kind_before: SentenceKind) -> bool:
+    """Is the sentence before a statement of what holds in a class of cases ("Every crate
+    over 30 kilos needs a tilt sticker", "Anything home-prepared we can't accept")?"""
+    return kind_before is SentenceKind.OTHER and says_when(before)
+
+
 def _names_cases(before: str, kind_before: SentenceKind) -> bool:
-    """Is the sentence before a directive, or a statement of what holds in a class of cases
-    ("Every crate over 30 kilos needs a tilt sticker"), that a case of "it" can be one of?"""
-    return kind_before is SentenceKind.DIRECTIVE or (
-        kind_before is SentenceKind.OTHER and says_when(before)
-    )
+    """Is the sentence before a directive, or a statement about a class of cases, that a
+    case of "it" can be one of?"""
+    return kind_before is SentenceKind.DIRECTIVE or _states_cases(before, kind_before)
 
 
 def _of_the_class_before(directive: str, before: str, kind_before: SentenceKind) -> bool:
@@ -600,12 +604,7 @@ def _of_the_class_before(directive: str, before: str, kind_before: SentenceKind)
     ("Anything home-prepared (jams, salsas, baked goods) we can't accept. Log it as
     declined.")? Then "it" is any of that class, and the two sentences are one rule."""
     toks = _command_words(directive)
-    return (
-        kind_before is SentenceKind.OTHER
-        and len(toks) > 1
-        and toks[1] == "it"
-        and says_when(before)
-    )
+    return len(toks) > 1 and toks[1] == "it" and _states_cases(before, kind_before)
 
 
 def _with_antecedent(

@@ -131,7 +131,6 @@ def split_condition(directive: str, subjects: list[str]) -> Condition | None:
         text=_shown(found.text),
         main=_shown(found.main),
         qualifier=_shown(found.qualifier),
-        keywords=[k for k in found.keywords if _HIDDEN_COMMA not in k],
     )
 
 

@@ -343,7 +343,7 @@ def _separator_change(old: str, new: str) -> str | None:
     format lesson for every value of that argument, not a fact about one entity; so is the
     same characters with the separators taken out ("0-51500-24146-3" -> "051500241463")."""
     if len(old) != len(new):
-        dropped = {c for c in old if c in _SEPARATORS or c == " "}
+        dropped = {c for c in old if c in _SEPARATORS}
         if dropped and new and "".join(c for c in old if c not in dropped) == new:
             named = " or ".join(f"{_SEPARATORS[c].split()[1]}s" for c in sorted(dropped))
             return f"write it without separators (no {named})"
