@@ -175,15 +175,26 @@ def _cases(sentence: str) -> _Cases:
             and token.dep_ in ("mark", "advmod")
             and token.head.dep_ == "advcl"
         ):
-            clauses.append(frozenset(t.lower_ for t in token.head.subtree))
+            clauses.append(_case_words(token.head))
         elif (
             word in _TIME_PREPOSITIONS
             and token.dep_ == "prep"
             and any(c.dep_ == "pobj" for c in token.children)
         ):
             # "before any DELETE": a noun after it; "before you started ..." is a clause
-            phrases.append(frozenset(t.lower_ for t in token.subtree))
+            phrases.append(_case_words(token))
     return _Cases(universal, tuple(clauses), tuple(phrases))
+
+
+def _case_words(head: Token) -> frozenset[str]:
+    """The words of a clause or phrase of time; a universal determiner only where it says
+    which cases ("when any invoice", "if any are missing"), not as an object ("when I press
+    'select all'" names a button)."""
+    return frozenset(
+        t.lower_
+        for t in head.subtree
+        if t.lower_ not in _UNIVERSAL_DETERMINERS or t.dep_ in _QUANTIFYING
+    )
 
 
 @functools.lru_cache(maxsize=_CACHE)
@@ -350,5 +361,7 @@ _AHEAD_WORDS = frozenset({"following", "below", "follows"})
 _FORWARD_WORDS = _AHEAD_WORDS | {"this", "these", "here"}
 _SAYS_WHEN_WORDS = _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS | _CASE_MARKERS
 _SUBJECT = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+# the roles in which "any", "all", "every", "each" say which cases: of a noun, or the subject
+_QUANTIFYING = frozenset({"det", "predet", "nsubj", "nsubjpass"})
 # the first word modifies a noun after it: "serif fonts", "title case", "invoice numbers"
 _NOUN_PART = frozenset({"compound", "amod", "poss", "nmod", "det", "nummod"})

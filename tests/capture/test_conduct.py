@@ -116,6 +116,20 @@ def test_open_case_reads_a_clause_of_any_case(sentence: str, any_case: bool) -> 
 
 
 @pytest.mark.parametrize(
+    ("sentence", "any_case"),
+    [
+        ("when any invoice is overdue, send a reminder", True),
+        ("if any are missing, flag the order", True),  # the subject says which cases
+        ("after every release, post the notes", True),  # a phrase of time
+        ("it counts wrong when I press 'select all' twice", False),  # a button's name
+        ("when you select all of them, show the count", False),
+    ],
+)
+def test_open_case_needs_a_word_that_quantifies(sentence: str, any_case: bool) -> None:
+    assert open_case(sentence, universal=True) is any_case
+
+
+@pytest.mark.parametrize(
     ("turn", "command"),
     [
         (
