@@ -30,6 +30,7 @@ from dctx.capture.reading.preread import PrereadReader
 from dctx.capture.recurring import empty_fallbacks, fruitless_lookups, recurring_failures
 from dctx.capture.replacements import replacement_lessons
 from dctx.capture.review import review_signals
+from dctx.capture.revisions import forget_read_texts
 from dctx.capture.roles import RolePolicy, resolve_policy
 from dctx.capture.self_assess import assess
 from dctx.capture.turns import user_turn_inputs
@@ -68,6 +69,7 @@ from dctx.retrieve.engine import Retriever
 from dctx.store.base import CaptureBatch, Store
 from dctx.store.pending_cache import PendingCache
 from dctx.text import forget_words
+from dctx.units import forget_unit_words
 from dctx.validation import (
     DEFAULT_LIMITS,
     Limits,
@@ -966,6 +968,8 @@ class Memory:
             forget_texts(reader_embedder)
         forget_words()
         forget_clauses()
+        forget_read_texts()
+        forget_unit_words()
 
     def _live(self, namespace: str) -> list[Rule]:
         return self.store.list_rules(

@@ -45,6 +45,11 @@ def _dimensions() -> frozenset[str]:
     return frozenset(str(registry.get_dimensionality(unit)) for unit in _MEASURES)
 
 
+def forget_unit_words() -> None:
+    """Empty the cache of words read as units (words of the texts read), after a forget."""
+    unit_of.cache_clear()
+
+
 @functools.lru_cache(maxsize=4096)
 def unit_of(word: str) -> UnitName | None:
     """The unit `word` names, or None for a word that is not one (a count noun: "retries")."""

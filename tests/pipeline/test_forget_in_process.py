@@ -1,9 +1,10 @@
 """After `forget_actor`, no in-process cache keyed by text still holds the forgotten actor's
 words: the stem cache, the hashing embedder's feature cache, MiniLM's query cache, the parsed
-clauses."""
+clauses, and every other cache of the package's functions."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from dctx.providers import hashing
 from dctx.providers.base import Embedder
 from dctx.store.sqlite import SQLiteStore
 from dctx.text import stem
+from dctx.units import seconds_in
 
 SAID = [
     {"role": "user", "content": "Summarize the zyzzogeton orchard quarter."},
@@ -36,6 +38,30 @@ def test_word_caches_are_emptied(tmp_path: Path) -> None:
     assert hashing._bucket.cache_info().currsize == 0
     assert opens_command.cache_info().currsize == 0
     assert states_generally.cache_info().currsize == 0
+    mem.close()
+
+
+def _function_caches() -> dict[str, object]:
+    """Every lru-cached function of the package's loaded modules that can hold many keys;
+    not those holding one object (a loaded model) or unit names of pint's registry."""
+    found: dict[str, object] = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("dctx.") or name.startswith("dctx.bench"):
+            continue
+        for attr, value in vars(module).items():
+            info = getattr(value, "cache_info", None)
+            if callable(info) and info().maxsize != 1 and value is not seconds_in:
+                found[f"{name}.{attr}"] = value
+    return found
+
+
+def test_no_function_cache_keeps_forgotten_words(tmp_path: Path) -> None:
+    mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder="hashing", embed_nodes=True)
+    mem.capture(SAID, actor="xenia", skill="fa", conversation_id="x1")
+    caches = _function_caches()
+    assert len(caches) > 10  # the package's modules are loaded and their caches found
+    mem.forget_actor("xenia")
+    assert [n for n, f in caches.items() if f.cache_info().currsize] == []  # type: ignore[attr-defined]
     mem.close()
 
 

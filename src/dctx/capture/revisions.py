@@ -48,6 +48,13 @@ class Revision:
     sentences: tuple[str, ...]
 
 
+def forget_read_texts() -> None:
+    """Empty the caches of quantities and subject words (keyed by rule and turn texts),
+    after a forget."""
+    quantities.cache_clear()
+    _subject_words.cache_clear()
+
+
 @functools.lru_cache(maxsize=4096)  # a speaker's rules are read against each of their turns
 def quantities(text: str) -> frozenset[tuple[str, str]]:
     """(kind, number) of each quantity in `text`: the kind is the currency sign, "%", or the
