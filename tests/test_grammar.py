@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import pytest
 
+from dctx import grammar
 from dctx.capture.cues import SentenceKind, classify_sentence
 from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.grammar import (
+    _pipeline,
+    forget_clauses,
     names_nothing,
+    open_case,
     opens_command,
+    opens_with_pronoun_case,
     points_forward,
+    says_when,
     states_generally,
 )
 
@@ -158,3 +164,33 @@ def test_a_sentence_states_how_a_kind_of_thing_is_handled(sentence: str, general
 )
 def test_a_demonstrative_for_what_follows_points_forward(phrase: str, forward: bool) -> None:
     assert points_forward(phrase) is forward
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pronoun_case"),
+    [
+        ("When it's frosty, cover the seedlings.", True),
+        ("If they ask for a gluten-free loaf, take the order by noon.", True),
+        ("Whenever that happens, ring the studio manager.", True),
+        ("If this baker calls in sick, move the proofing.", False),  # "this" names a baker
+        ("When the mic clips, lower the gain.", False),
+        ("Cover it when it's frosty.", False),  # the clause does not open the sentence
+    ],
+)
+def test_an_opening_case_of_a_pronoun_is_a_case_of_what_came_before(
+    sentence: str, pronoun_case: bool
+) -> None:
+    assert opens_with_pronoun_case(sentence) is pronoun_case
+
+
+def test_a_forget_empties_every_cache_of_parsed_text() -> None:
+    """A forget must leave no turn's words in any cache of this module."""
+    cached = [f for f in vars(grammar).values() if hasattr(f, "cache_info") and f is not _pipeline]
+    for question in cached:
+        question.cache_clear()
+    says_when("if any bread is left, freeze it")
+    open_case("when a tray comes out, cool it")
+    opens_with_pronoun_case("When it's frosty, cover the seedlings.")
+    assert any(f.cache_info().currsize for f in cached)
+    forget_clauses()
+    assert [f.__name__ for f in cached if f.cache_info().currsize] == []

@@ -1,9 +1,10 @@
 """What a sentence's grammar says, read by a dependency parser instead of a word list: whether
 a clause opens with a command (`opens_command`), says to what cases it applies (`says_when`),
-where an opening clause of condition ends (`leading_clause`), whether a phrase points at what
-follows (`points_forward`), who the subject of a verb is (`subject_of`), whether a fragment
-names something without a verb (`names_without_verb`), and whether a sentence states how a
-kind of thing is handled (`states_generally`).
+where an opening clause of condition ends (`leading_clause`) and whether its subject is a
+pronoun for something named before (`opens_with_pronoun_case`), whether a phrase points at
+what follows (`points_forward`), who the subject of a verb is (`subject_of`), whether a
+fragment names something without a verb (`names_without_verb`), and whether a sentence states
+how a kind of thing is handled (`states_generally`).
 
 Whether "schedule", "count" or "redline" opens a command depends on the sentence: "count the
 pallets" is one, "schedule 2 isn't attached" is not, and no list of verbs knows "redline". The
@@ -203,12 +204,8 @@ def leading_clause(sentence: str) -> tuple[str, str] | None:
     the study involves people at all (surveys, interviews) an ethics reference has to be in
     the submission"): (the clause, the rest), split where the parser ends the clause; None
     when the sentence does not open so or nothing follows the clause."""
-    first = _LETTERS.match(sentence.lstrip())
-    if first is None or first.group(0).lower() not in _CASE_MARKERS:
-        return None
-    doc = _pipeline()(sentence[: 12 * 2 * _MAX_WORDS])
-    opener = next((t for t in doc if not t.is_space), None)
-    if opener is None or opener.dep_ not in ("mark", "advmod") or opener.head.dep_ != "advcl":
+    opener = _case_opener(sentence)
+    if opener is None:
         return None
     clause = list(opener.head.subtree)
     if clause[0].i != opener.i:
@@ -221,6 +218,30 @@ def leading_clause(sentence: str) -> tuple[str, str] | None:
     if len(rest.split()) < 2:
         return None
     return sentence[:end].strip(), rest
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def opens_with_pronoun_case(sentence: str) -> bool:
+    """Does the sentence open with a clause of condition or time whose subject is a bare
+    pronoun ("When it's missing, write to the author", "If they ask, send the form"): a case
+    of what the sentence before named? Not "If this client asks": a determiner names it."""
+    opener = _case_opener(sentence)
+    return opener is not None and any(
+        c.dep_ in _SUBJECT and c.lower_ in _CASE_PRONOUNS for c in opener.head.children
+    )
+
+
+def _case_opener(sentence: str) -> Token | None:
+    """The word that opens the sentence's opening clause of condition or time ("if", "when"),
+    parsed; None when the sentence opens otherwise."""
+    first = _LETTERS.match(sentence.lstrip())
+    if first is None or first.group(0).lower() not in _CASE_MARKERS:
+        return None
+    doc = _pipeline()(sentence[: 12 * 2 * _MAX_WORDS])
+    opener = next((t for t in doc if not t.is_space), None)
+    if opener is None or opener.dep_ not in ("mark", "advmod") or opener.head.dep_ != "advcl":
+        return None
+    return opener
 
 
 @functools.lru_cache(maxsize=_CACHE)
@@ -272,7 +293,7 @@ def names_nothing(command: str) -> bool:
     possessive pronoun before its first noun ("Use their name and 'you'.": whose?)? Read
     framed as a polite request, as `opens_command` reads one."""
     for token in list(_pipeline()("Please " + command.strip().rstrip(".!") + "."))[1:]:
-        if token.tag_ == "PRP$" and token.lower_ in _BACK_POSSESSIVES:
+        if token.tag_ == "PRP$" and token.lower_ in BACK_POSSESSIVES:
             return True
         if (token.tag_.startswith("NN") or token.tag_ == "CD") and token.lower_ not in _PRO_FORMS:
             return False
@@ -327,6 +348,8 @@ def forget_clauses() -> None:
     opens_command.cache_clear()
     says_when.cache_clear()
     leading_clause.cache_clear()
+    opens_with_pronoun_case.cache_clear()
+    _cases.cache_clear()
     points_forward.cache_clear()
     subject_of.cache_clear()
     names_without_verb.cache_clear()
@@ -337,7 +360,12 @@ def forget_clauses() -> None:
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})
 # possessives that point back to someone named before (not "my", "your", "our": the speaker
 # and the agent are always known)
-_BACK_POSSESSIVES = frozenset({"their", "its", "his", "her"})
+BACK_POSSESSIVES = frozenset({"their", "its", "his", "her"})
+# plural pronouns that point back to what was named before ("set them to pending"); a bare
+# "it" is mostly the output being corrected
+BACK_PRONOUNS = frozenset({"them", "those", "these"})
+# pronouns that, as the subject of a case, stand for something named before ("when it's late")
+_CASE_PRONOUNS = frozenset({"it", "they", "this", "that"})
 # nouns that stand for one named before ("the signed one"): a closed grammatical class
 _PRO_FORMS = frozenset({"one", "ones"})
 _UNIVERSAL_DETERMINERS = frozenset({"any", "every", "each", "all"})

@@ -25,9 +25,9 @@ from dctx.capture.cues import (
     ASKING,
     ONE_OFF,
     SentenceKind,
-    _command_words,
     announces,
     classify_sentence,
+    command_words,
     continues,
     is_directive,
     prohibits,
@@ -42,9 +42,11 @@ from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
 from dctx.grammar import (
+    BACK_PRONOUNS,
     names_nothing,
     names_without_verb,
     opens_command,
+    opens_with_pronoun_case,
     says_when,
     states_generally,
 )
@@ -529,7 +531,10 @@ def _classify_turn(
             and (
                 _leans_back(cleaned)
                 or _of_the_class_before(cleaned, parts[k - 1], kinds[k - 1])
-                or (_PRONOUN_CASE.match(cleaned) and _names_cases(parts[k - 1], kinds[k - 1]))
+                or (
+                    # "When it's missing, write to the author": a case of what was named before
+                    opens_with_pronoun_case(cleaned) and _names_cases(parts[k - 1], kinds[k - 1])
+                )
             )
         ):
             cleaned = _with_antecedent(cleaned, parts[k - 1], kinds[k - 1], directives)
@@ -558,8 +563,6 @@ def elliptical_subject(text: str) -> str | None:
 _NO_STANDARD = re.compile(
     r"^(?:any|every|no|some)(?:thing|one|body)\s+(?:\w+er|more|less)\s*,", re.I
 )
-# plural only: a bare "it" ("make it 'Kind regards'") is mostly the output being corrected
-_BACK_PRONOUNS = frozenset({"them", "those", "these"})
 
 
 def _leans_back(directive: str) -> bool:
@@ -572,19 +575,13 @@ def _leans_back(directive: str) -> bool:
         return True
     if _LEAD_CONDITION.match(directive):
         return False
-    toks = _command_words(directive)
+    toks = command_words(directive)
     # "Same institution as any author, or co-authored in the last three years: skip them":
     # the command after a colon acts on what the sentence before named
-    after = _command_words(directive.rpartition(":")[2]) if ":" in directive else []
-    return any(len(t) > 1 and t[1] in _BACK_PRONOUNS for t in (toks, after)) or names_nothing(
+    after = command_words(directive.rpartition(":")[2]) if ":" in directive else []
+    return any(len(t) > 1 and t[1] in BACK_PRONOUNS for t in (toks, after)) or names_nothing(
         directive
     )
-
-
-# "When it's missing, write to the author": a case of what the directive before names
-_PRONOUN_CASE = re.compile(
-    r"^(?:when(?:ever)?|if|once|unless)\s+(?:it|they|this|that)(?:'s|'re|\s)", re.IGNORECASE
-)
 
 
 def _states_cases(before: str, kind_before: SentenceKind) -> bool:
@@ -603,7 +600,7 @@ def _of_the_class_before(directive: str, before: str, kind_before: SentenceKind)
     """Does the command act on "it" where the statement before names a class of cases
     ("Anything home-prepared (jams, salsas, baked goods) we can't accept. Log it as
     declined.")? Then "it" is any of that class, and the two sentences are one rule."""
-    toks = _command_words(directive)
+    toks = command_words(directive)
     return len(toks) > 1 and toks[1] == "it" and _states_cases(before, kind_before)
 
 

@@ -417,7 +417,7 @@ def standing_cue(text: str) -> bool:
     return _standing(text)
 
 
-def _command_words(text: str) -> list[str]:
+def command_words(text: str) -> list[str]:
     """The words of a command after leading filler and adverbs ("please also stop ...")."""
     toks = re.findall(r"[a-z'’-]+", strip_filler(text).lower())
     while toks and toks[0] in IMPERATIVE_PREFIX and toks[0] != "never":
@@ -428,7 +428,7 @@ def _command_words(text: str) -> list[str]:
 def ceases(text: str) -> bool:
     """Does the command end a practice ("stop adding the disclaimer")? Said while a rule asks
     for that practice, it revokes the rule rather than adding its negation."""
-    toks = _command_words(text)
+    toks = command_words(text)
     return len(toks) > 1 and toks[0] in CESSATIONS and toks[1].endswith("ing")
 
 
@@ -437,19 +437,19 @@ def takes_away(text: str) -> bool:
     the emojis") or a prohibition, cessations included ("stop adding the footer", "never cc
     them")? Only such a command can take back an earlier rule; one that asks for more ("tell
     them no soil in the brown bin") adds to it."""
-    toks = _command_words(text)
+    toks = command_words(text)
     return (bool(toks) and toks[0] in REMOVALS) or prohibits(text)
 
 
 def continues(text: str) -> bool:
     """Does the command keep a practice as it is ("keep the rest")?"""
-    toks = _command_words(text)
+    toks = command_words(text)
     return bool(toks) and toks[0] in CONTINUATIONS
 
 
 def prohibits(text: str) -> bool:
     """Is the rule a prohibition ("Never add ...", "Stop adding ...")?"""
-    toks = _command_words(text)
+    toks = command_words(text)
     return bool(toks) and (
         toks[0] in NEGATIONS or toks[0] in CESSATIONS or toks[:2] == ["do", "not"]
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from dctx.capture.base import Aftermath, CorrectionSignal
 from dctx.capture.condition_words import Condition
-from dctx.capture.cues import ceases, is_directive
+from dctx.capture.cues import ceases, command_words, is_directive
 from dctx.capture.specs import opens_spec
 from dctx.capture.subjects import generic_term, mask_instances, name_variants
 from dctx.capture.verbs import STANDING_ADVERBS
@@ -31,6 +31,7 @@ from dctx.compile.phrasing import (
 )
 from dctx.compile.predicates import compile_predicate, date_window
 from dctx.compile.topics import topic_head, under_topic
+from dctx.grammar import BACK_POSSESSIVES, BACK_PRONOUNS
 from dctx.models import (
     Evidence,
     EvidenceKind,
@@ -223,15 +224,11 @@ def _keep_thin_parts(mains: list[str], cond: Condition | None) -> list[str]:
     return out
 
 
-# pronouns and possessives that point back at what a part before named: a closed class
-_BACK_REFERENCES = frozenset({"their", "its", "them", "those", "these"})
-
-
 def _points_back(main: str) -> bool:
     """Does the command act on something the part before it named ("check their allergen
     restrictions", "flag those")?"""
-    said = re.findall(r"[a-z']+", main.lower())
-    return len(said) > 1 and said[1] in _BACK_REFERENCES
+    said = command_words(main)
+    return len(said) > 1 and said[1] in BACK_PRONOUNS | BACK_POSSESSIVES
 
 
 def _names_behaviour(main: str, cond: Condition | None) -> bool:
