@@ -245,18 +245,21 @@ def _case_opener(sentence: str) -> Token | None:
 
 
 @functools.lru_cache(maxsize=_CACHE)
-def points_forward(phrase: str, *, here: bool = True) -> bool:
+def points_forward(phrase: str, *, here: bool = True, as_object: bool = False) -> bool:
     """Does the phrase point at what follows it: a demonstrative standing for what comes
     next ("this is the layout", "these are the rules", "here's how I want them", "as
     follows"), not one that determines a noun ("this report")? Without `here`, "here" does
-    not count: "Here is the example from the repo: <link>" introduces what is pasted."""
+    not count: "Here is the example from the repo: <link>" introduces what is pasted. With
+    `as_object`, a demonstrative that a command acts on counts too ("use this", "do it like
+    this"): only where the caller knows the command is about what follows."""
+    roles = _FORWARD_ROLES | ({"dobj", "pobj"} if as_object else set())
     if _FORWARD_WORDS.isdisjoint(w.lower() for w in _LETTERS.findall(phrase)):
         return False
     for token in _pipeline()(phrase[: 12 * _MAX_WORDS]):
         word = token.lower_
         if word in _AHEAD_WORDS:
             return True
-        if word in ("this", "these") and token.dep_ in ("nsubj", "attr", "nsubjpass"):
+        if word in ("this", "these") and token.dep_ in roles:
             return True
         if here and word == "here" and token.dep_ in ("advmod", "expl", "nsubj", "attr"):
             return True
@@ -387,6 +390,8 @@ _PARTICULAR = frozenset("it this that these those them the her him his my our yo
 # words that point at what follows whatever their role ("as follows", "the following")
 _AHEAD_WORDS = frozenset({"following", "below", "follows"})
 _FORWARD_WORDS = _AHEAD_WORDS | {"this", "these", "here"}
+# where "this" stands for what follows: "this is the layout", "the layout is this"
+_FORWARD_ROLES = frozenset({"nsubj", "attr", "nsubjpass"})
 _SAYS_WHEN_WORDS = _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS | _CASE_MARKERS
 _SUBJECT = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 # the roles in which "any", "all", "every", "each" say which cases: of a noun, or the subject

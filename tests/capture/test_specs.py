@@ -223,3 +223,21 @@ def test_here_is_how_points_ahead_like_this_is() -> None:
         "Here's how I want welcome emails from now on. First line their name and start date. "
         "Then who meets them at the door."
     )
+
+
+def test_a_command_to_use_what_follows_from_now_on_opens_a_spec() -> None:
+    """ "Use this from now on:" acts on the template after its colon; the colon may end its
+    line, the items on the lines after it. It is the spec, not a command about the sentence
+    before it ("do it like that" refers back; "use this:" points ahead)."""
+    turn = (
+        "The crew never reads those long ones. Use this from now on:\n\n"
+        "Pour log - <date> - slab <id>\nPour window: start to finish\nCrew: names\n\n"
+        "Plain text, no photos. Can you redo today's?"
+    )
+    spec = (
+        "Use this from now on: Pour log - <date> - slab <id> Pour window: start to finish "
+        "Crew: names Plain text, no photos."
+    )
+    assert spelled_out_spec(turn) == spec
+    assert _found(_TakesEveryTurnForATask(), turn) == [(spec, False)]
+    assert not opens_spec("Fix this: TypeError in pour_log.py line 4")  # no standing cue

@@ -495,7 +495,9 @@ def _classify_turn(
         if kind not in (SentenceKind.DIRECTIVE, SentenceKind.WITHDRAWAL):
             continue
         cleaned = strip_filler(sentence)
-        anaphor = _ANAPHOR.match(cleaned) if kind is SentenceKind.DIRECTIVE else None
+        # "Use this from now on:" acts on what follows its colon, not on the sentence before
+        ahead = cleaned.endswith(":")
+        anaphor = _ANAPHOR.match(cleaned) if kind is SentenceKind.DIRECTIVE and not ahead else None
         if anaphor and k > 0:
             # "Do it like that whenever you give me lists": what the turn asked for, made standing
             asked = _asked_before(parts[:k], kinds[:k])
@@ -527,6 +529,7 @@ def _classify_turn(
         if (
             kind is SentenceKind.DIRECTIVE
             and k > 0
+            and not ahead
             and cleaned == strip_filler(sentence)
             and (
                 _leans_back(cleaned)

@@ -21,16 +21,19 @@ def opens_spec(sentence: str) -> bool:
     """Does the sentence open a spec: a short head that says to what cases it applies (a
     universal determiner, a condition, a standing cue) or points at what follows ("For the
     weekly KPI note, this is the layout: ...") in more than a label's one word and gives no
-    command itself, a colon, and something after it that is not a question ("before we
-    accept anything: did anyone check the setbacks?")? A bare plural alone ("Transcript
-    replies: ...") is no head: on real sessions it opened pasted logs ("Max frames: 7")."""
+    command itself but one to use what follows from now on, a colon, and something after it
+    that is not a question ("before we accept anything: did anyone check the setbacks?")?
+    A bare plural alone ("Transcript replies: ...") is no head: on real sessions it opened
+    pasted logs ("Max frames: 7")."""
     head, colon, items = sentence.partition(":")
     if not colon or not items.strip() or not _LABEL_WORDS < len(head.split()) <= _HEAD_WORDS:
         return False
     if items.rstrip().endswith("?"):
         return False
     if commands_in(head):
-        return False  # "whenever X, don't ship it by air: book ground freight": a command
+        # "whenever X, don't ship it by air: book ground freight" is a command; "Use this
+        # from now on: <template>" one that acts on what follows, for good
+        return standing_cue(head) and points_forward(head, here=False, as_object=True)
     return says_when(head) or standing_cue(head) or points_forward(head, here=False)
 
 
@@ -52,7 +55,10 @@ def spelled_out_spec(text: str) -> str:
     corrected one?", "Also just this once convert the revenue lines to EUR"). "" when none."""
     parts = [p for p in sentences(text) if p.strip()]
     for k, part in enumerate(parts):
-        if not (opens_spec(part) or (k + 1 < len(parts) and points_ahead(part))):
+        after = parts[k + 1] if k + 1 < len(parts) else ""
+        # a head whose colon ends its line: the items are the sentences after it
+        head = f"{part} {after}" if part.rstrip().endswith(":") else part
+        if not (opens_spec(head) or (after and points_ahead(part))):
             continue
         spec = [part]
         for later in parts[k + 1 :]:
