@@ -221,3 +221,20 @@ def test_a_threshold_said_without_its_subject_has_both_branches(tmp_path: Path) 
     assert (agency.trigger.numeric.op, agency.trigger.numeric.value) == ("<", 2.0)
     assert (handover.trigger.numeric.op, handover.trigger.numeric.value) == (">=", 2.0)
     assert agency.trigger.numeric.terms == ["medic"]
+
+
+def test_otherwise_is_the_branch_where_the_condition_does_not_hold(tmp_path: Path) -> None:
+    """A command opening with "otherwise" after a conditioned one is the other branch, even
+    with a sentence between them; not the next step of the same case."""
+    turn = (
+        "When a parcel is hazardous cargo, book the sealed van. "
+        "The depot audits this. Otherwise, just use the normal courier."
+    )
+    rules = active_rules(
+        tmp_path, turn, task="ship parcel P-12", reply="Booked the courier.", actor="jo", skill="d"
+    )
+    flags = {r.text: r.trigger.predicate.flag for r in rules if r.trigger.predicate is not None}
+    assert flags == {
+        "When a parcel is hazardous cargo, book the sealed van.": True,
+        "Otherwise, just use the normal courier.": False,
+    }

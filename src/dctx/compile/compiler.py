@@ -22,7 +22,7 @@ from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal
 from dctx.capture.conduct import named_tool
 from dctx.capture.cues import ceases, prohibits, standing_cue
 from dctx.compile.behaviour import restate
-from dctx.compile.branches import negated_trigger, says_negated, threshold_side
+from dctx.compile.branches import negated_trigger, says_negated, says_otherwise, threshold_side
 from dctx.compile.corrections import by_request, compile_correction, evidence_for
 from dctx.compile.maintain import Maintenance, Rulebook
 from dctx.compile.phrasing import drop_preamble
@@ -331,6 +331,10 @@ def _branch_of(rule: Rule, conditioned: Rule | None, *, right_after: bool = Fals
             if (negated := negated_trigger(cond)) is not None:
                 rule.trigger = negated
             return
+    if branchable and says_otherwise(rule.text):
+        # "Otherwise, one translator is fine": where the condition does not hold
+        rule.trigger = negated_trigger(cond) or rule.trigger
+        return
     if rule.trigger.kind is not TriggerKind.QUERY:
         return
     if not set(cond.keywords) & set(content_stems(rule.text, drop_generic=True)):

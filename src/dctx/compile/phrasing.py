@@ -12,6 +12,7 @@ import re
 from dctx.capture.cues import imperative_clause, is_directive
 from dctx.capture.specs import opens_spec
 from dctx.capture.verbs import IMPERATIVE_VERBS
+from dctx.compile.branches import OTHERWISE
 from dctx.grammar import names_nothing
 from dctx.models import RuleType
 
@@ -224,7 +225,11 @@ def split_directives(sentence: str) -> list[str]:
         for c in _split_commands(p)
         if c and len(c.strip(" ,.").split()) >= 2
     ]
-    if any(_DEPENDENT.match(p) for p in out[1:]) or "->" in sentence or "→" in sentence:
+    if (
+        any(OTHERWISE.match(p) or p.lower().startswith("unless ") for p in out[1:])
+        or "->" in sentence
+        or "→" in sentence
+    ):
         return [sentence]  # a ladder ("X -> a; otherwise Y -> b; everything else c") is one rule
     merged: list[str] = []
     for part in out:
@@ -248,9 +253,6 @@ def _split_commands(part: str) -> list[str]:
 
 
 _REFERS_BACK = re.compile(r"^\w+(?:\s+\w+)?\s+(it|them)\b", re.IGNORECASE)
-
-
-_DEPENDENT = re.compile(r"^(otherwise|else|everything else|anything else|if not|unless)\b", re.I)
 
 
 def lower_first(text: str) -> str:
