@@ -264,3 +264,18 @@ def test_a_state_in_words_is_tested_on_a_status_field(status: str, met: bool) ->
     judged = judge(trig.predicate, ctx.items)
     assert judged.testable and judged.met is met
     assert data_condition_met(trig, ctx) is met
+
+
+@pytest.mark.parametrize(
+    ("cargo", "met"),
+    [("hazardous_lithium", True), ("Hazardous goods", True), ("books", False)],
+)
+def test_a_state_in_words_is_tested_on_the_field_the_condition_names(cargo: str, met: bool) -> None:
+    """ "a parcel is hazardous cargo": the `cargo` field says it in its own words; a status
+    field about something else (the delivery) and an identifier do not decide it."""
+    pred = _soft("a parcel is hazardous cargo")
+    ctx = _seen({"parcel": "P-12", "cargo": cargo, "status": "in_transit"})
+    judged = judge(pred, ctx.items)
+    assert judged.testable and judged.met is met
+    negated = _soft("a parcel isn't hazardous cargo")
+    assert judge(negated, ctx.items).met is not met

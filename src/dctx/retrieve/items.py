@@ -154,22 +154,44 @@ def may_name_a_field(terms: Iterable[str], keys: set[str]) -> bool:
 
 
 def _state_fields(pred: Predicate, items: list[Item]) -> list[tuple[Field, bool]]:
-    """A state said in words ("an invoice is overdue", "the account is on hold") that no
-    true/false field names is tested on the items' status fields: it holds where the status
-    says only what the condition says (`status: "overdue"`), not where it says another state
-    (`status: "draft"`)."""
+    """A state said in words ("an invoice is overdue", "the job is regulated medical
+    content") that no true/false field names is tested on the string fields the condition
+    names (`content_type: "medical_device_ifu"`): it holds where the value says one of the
+    condition's other words; where it names none, on the items' status fields: it holds where
+    the status says only what the condition says (`status: "overdue"`), not where it says
+    another state (`status: "draft"`)."""
     key = set(pred.key)
+    fields = [f for it in items if set(pred.terms) <= it.about for f in it.fields]
+    named = _named_words(key, fields)
+    if named:
+        return [
+            (f, bool(set(content_stems(_norm(str(f.value)))) & (key - set(f.stems))) is pred.flag)
+            for f in named
+        ]
     tested: list[tuple[Field, bool]] = []
-    for it in items:
-        if not set(pred.terms) <= it.about:
+    for f in fields:
+        if not isinstance(f.value, str) or not _STATE_KEYS & set(f.stems):
             continue
-        for f in it.fields:
-            if not isinstance(f.value, str) or not _STATE_KEYS & set(f.stems):
-                continue
-            said = set(content_stems(_norm(f.value)))
-            if said:
-                tested.append((f, (said <= key) is pred.flag))
+        said = set(content_stems(_norm(f.value)))
+        if said:
+            tested.append((f, (said <= key) is pred.flag))
     return tested
+
+
+def _named_words(key: set[str], fields: list[Field]) -> list[Field]:
+    """The string fields in words (no status, no identifier such as "J-31044") that the
+    condition names best."""
+    return _best_named(
+        key,
+        [
+            f
+            for f in fields
+            if isinstance(f.value, str)
+            and f.value.strip()
+            and not _STATE_KEYS & set(f.stems)
+            and not any(c.isdigit() for c in f.value)
+        ],
+    )
 
 
 def judge_differ(pred: Predicate, items: list[Item]) -> Judgement:
@@ -239,20 +261,24 @@ def _named_fields(pred: Predicate, item: Item) -> list[Field]:
     """The item's fields of the predicate's kind whose key names what it tests; for a state,
     the best named true/false fields only (`on_hold` before `sponsorship_hold` for "on hold"),
     and only keys at least half of whose stems the condition says."""
-    flag = pred.flag is not None
+    if pred.flag is not None:
+        return _best_named(set(pred.key), [f for f in item.fields if isinstance(f.value, bool)])
     key = set(pred.key)
+    return [
+        f
+        for f in item.fields
+        if isinstance(f.value, str) and f.stems and any(s in key for s in f.stems)
+    ]
+
+
+def _best_named(key: set[str], fields: list[Field]) -> list[Field]:
+    """The fields whose key the condition names best, at least half of its stems."""
     scored: list[tuple[float, Field]] = []
-    for f in item.fields:
-        if isinstance(f.value, bool) != flag or not f.stems:
-            continue
+    for f in fields:
         shared = sum(1 for s in f.stems if s in key)
-        if shared and (not flag or shared * 2 >= len(f.stems)):
+        if f.stems and shared and shared * 2 >= len(f.stems):
             scored.append((shared / len(f.stems), f))
-    if not scored:
-        return []
-    if not flag:
-        return [f for _, f in scored]
-    best = max(score for score, _ in scored)
+    best = max((score for score, _ in scored), default=0.0)
     return [f for score, f in scored if score == best]
 
 
