@@ -241,3 +241,15 @@ def test_a_command_to_use_what_follows_from_now_on_opens_a_spec() -> None:
     assert spelled_out_spec(turn) == spec
     assert _found(_TakesEveryTurnForATask(), turn) == [(spec, False)]
     assert not opens_spec("Fix this: TypeError in pour_log.py line 4")  # no standing cue
+
+
+def test_an_items_listed_values_do_not_end_the_spec() -> None:
+    """ "sections: Done this week, Next week" names sections; "this week" there says nothing
+    of how long the spec holds, as it would in the item's own words ("just this week: ...")."""
+    turn = (
+        "Going forward the shift report is: subject 'Shift NN - <ward>'. Then three sections "
+        "in this order: Done this week, Next week, Blockers. Keep it under 150 words."
+    )
+    assert spelled_out_spec(turn) == turn
+    ended = "Going forward the shift report is: subject 'Shift NN'. Just this week: skip Blockers."
+    assert spelled_out_spec(ended) == "Going forward the shift report is: subject 'Shift NN'."

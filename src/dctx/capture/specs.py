@@ -62,7 +62,10 @@ def spelled_out_spec(text: str) -> str:
             continue
         spec = [part]
         for later in parts[k + 1 :]:
-            if later.rstrip().endswith("?") or classify_sentence(later) in _ENDS:
+            # what follows an item's colon is its content ("sections: Done this week, Next
+            # week"), not a word on how long the spec holds
+            said = later.partition(":")[0]
+            if later.rstrip().endswith("?") or classify_sentence(said) in _ENDS:
                 break
             spec.append(later)
         return " ".join(spec)
