@@ -6,6 +6,7 @@ from typing import Any
 
 from dctx.capture.base import SessionContext, ToolPattern, ToolPatternSignal
 from dctx.compile.tool_rules import compile_tool_signal
+from dctx.models import RuleStatus
 
 CTX = SessionContext("default", "c1", "ana", "support", "2026-01-01T00:00:00Z")
 
@@ -197,3 +198,35 @@ def test_separators_taken_out_are_a_format_lesson() -> None:
     )
     assert "write it without separators (no spaces)" in text
     assert '"4006381333931"' in text
+
+
+def test_a_name_refused_and_a_code_taken_is_a_lesson_about_codes() -> None:
+    text = _text(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="book_kennel",
+        failed_args={"kennel_size": "extra large"},
+        success_args={"kennel_size": "K-4"},
+    )
+    assert text == (
+        'When calling book_kennel, pass `kennel_size` as a code, not in words (e.g. "K-4", '
+        'not "extra large").'
+    )
+
+
+def test_an_example_taken_from_tool_output_is_left_out_not_the_lesson() -> None:
+    """The error listed the codes: "K-4" is what a result said, data; that the field wants
+    a code is the agent's own finding, so the lesson stands (active) without the example."""
+    out = compile_tool_signal(
+        ToolPatternSignal(
+            ctx=CTX,
+            pattern=ToolPattern.RETRY_CHANGED_ARGS,
+            tool="book_kennel",
+            failed_args={"kennel_size": "extra large"},
+            success_args={"kennel_size": "K-4"},
+            from_tool_output=["K-4"],
+        )
+    )
+    assert out is not None
+    rule = out[0]
+    assert rule.text == "When calling book_kennel, pass `kennel_size` as a code, not in words."
+    assert rule.status is RuleStatus.ACTIVE and rule.from_tool_output == []

@@ -39,6 +39,10 @@ _DATE_FORMATS = [
 ]
 _YEARS = range(1900, 2200)  # "40021187" reads as year 4002: an id, not a date
 _IDENTIFIER = re.compile(r"^[A-Za-z]{0,6}[-_#]?\d[\w-]*$")
+# the example a lesson gives of the values that failed and worked: "(e.g. "B-104", not "x")"
+_EXAMPLE = re.compile(r"\s*\(e\.g\. [^)]*\)")
+# a value in plain words: "framing", "Electrical rough-in" (no digits, no code punctuation)
+_IN_WORDS = re.compile(r"^[A-Za-z][A-Za-z' -]*[A-Za-z]$")
 
 
 def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | None:
@@ -51,6 +55,11 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
     # only what the rule text carries can steer a run: an id the prerequisite returned is not
     # in "pass the identifier it returns as `company`"
     untrusted = [t for t in signal.from_tool_output if t.lower() in text.lower()]
+    plain = _EXAMPLE.sub("", text)
+    if untrusted and not any(t.lower() in plain.lower() for t in untrusted):
+        # only the example shows what a result said ("B-104" listed by the error): the
+        # lesson ("pass it as a code") stands without it, and nothing else came from output
+        text, untrusted = plain, []
     evidence = Evidence(
         id=new_id("ev"),
         kind=EvidenceKind.TOOL_FAILURE,
@@ -280,6 +289,10 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
         separator = _separator_change(old, new)
         if separator is not None:
             return f"in `{key}`, {separator} (e.g. {json.dumps(new)}, not {json.dumps(old)})"
+        if _IDENTIFIER.match(new) and _IN_WORDS.match(old):
+            # "framing" refused, "B-104" taken: the field wants a code, not a name
+            said = f"(e.g. {json.dumps(new)}, not {json.dumps(old)})"
+            return f"pass `{key}` as a code, not in words {said}"
         if _IDENTIFIER.match(old) and _IDENTIFIER.match(new):
             return None  # another id: a different entity, not a lesson
         if old.lower() in new.lower() and old != new:
