@@ -279,3 +279,13 @@ def test_a_state_in_words_is_tested_on_the_field_the_condition_names(cargo: str,
     assert judged.testable and judged.met is met
     negated = _soft("a parcel isn't hazardous cargo")
     assert judge(negated, ctx.items).met is not met
+
+
+@pytest.mark.parametrize(("needed", "met"), [("Tagalog", True), ("none", False), ("No", False)])
+def test_a_field_the_condition_names_whole_holds_with_any_value_but_no(
+    needed: str, met: bool
+) -> None:
+    """ "an interpreter is needed": `interpreter_needed: "Tagalog"` says yes in its own way."""
+    pred = _soft("the chart says an interpreter is needed")
+    judged = judge(pred, _seen({"patient": "P-9", "interpreter_needed": needed}).items)
+    assert judged.testable and judged.met is met

@@ -164,10 +164,7 @@ def _state_fields(pred: Predicate, items: list[Item]) -> list[tuple[Field, bool]
     fields = [f for it in items if set(pred.terms) <= it.about for f in it.fields]
     named = _named_words(key, fields)
     if named:
-        return [
-            (f, bool(set(content_stems(_norm(str(f.value)))) & (key - set(f.stems))) is pred.flag)
-            for f in named
-        ]
+        return [(f, _says_state(f, key) is pred.flag) for f in named]
     tested: list[tuple[Field, bool]] = []
     for f in fields:
         if not isinstance(f.value, str) or not _STATE_KEYS & set(f.stems):
@@ -176,6 +173,22 @@ def _state_fields(pred: Predicate, items: list[Item]) -> list[tuple[Field, bool]
         if said:
             tested.append((f, (said <= key) is pred.flag))
     return tested
+
+
+def _says_state(f: Field, key: set[str]) -> bool:
+    """Does the field's value say the state: one of the condition's words beyond the field's
+    name (`content_type: "medical_device_ifu"` for "regulated medical content"), or, where
+    the field's name is all the condition says (`interpreter_needed` for "an interpreter is
+    needed"), any value that is no "no"?"""
+    other = key - set(f.stems)
+    said = set(content_stems(_norm(str(f.value))))
+    if other:
+        return bool(said & other)
+    return _norm(str(f.value)) not in _NO_VALUES
+
+
+# the values that say a named state does not hold: a closed class
+_NO_VALUES = frozenset({"", "no", "none", "false", "n/a", "na", "null", "not needed"})
 
 
 def _named_words(key: set[str], fields: list[Field]) -> list[Field]:
