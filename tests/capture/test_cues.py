@@ -194,3 +194,13 @@ def test_a_phrase_of_time_about_any_case_makes_a_command_standing(
     sentence: str, kind: SentenceKind
 ) -> None:
     assert classify_sentence(sentence) is kind
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Scrap the glaze notes in kiln logs.", "Ditch the weather line in the harbour report."],
+)
+def test_a_verb_of_removal_opens_a_command(sentence: str) -> None:
+    """Removal verbs take something out of what the agent does; each is a command's verb."""
+    assert classify_sentence(sentence) is SentenceKind.DIRECTIVE
+    assert takes_away(sentence)

@@ -37,8 +37,10 @@ NEGATIONS = frozenset("don't dont don’t never avoid".split())
 # Words that end a practice the agent has ("stop adding the footer").
 CESSATIONS = frozenset("stop quit cease".split())
 
-# Verbs that take something out of what the agent does ("drop the emojis", "remove the cc").
+# Verbs that take something out of what the agent does ("drop the emojis", "remove the cc");
+# each opens a command as the verbs above do ("Scrap the photo links in RFIs").
 REMOVALS = frozenset("drop remove delete scrap scratch ditch omit cut lose strip".split())
+IMPERATIVE_VERBS |= REMOVALS
 
 # Verbs that keep a practice as it is ("keep the rest"): they replace nothing.
 CONTINUATIONS = frozenset({"keep"})
