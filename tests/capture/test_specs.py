@@ -241,6 +241,12 @@ def test_a_command_to_use_what_follows_from_now_on_opens_a_spec() -> None:
     assert spelled_out_spec(turn) == spec
     assert _found(_TakesEveryTurnForATask(), turn) == [(spec, False)]
     assert not opens_spec("Fix this: TypeError in pour_log.py line 4")  # no standing cue
+    # a colon at a line's end before what follows, with nothing that says it stands
+    for turn in (
+        "Now let's change the listeners so they save when they change:\n\nsave() on input.",
+        "THIS IS ALL INSANE:\n\nJUST USE max_rows everywhere.",
+    ):
+        assert spelled_out_spec(turn) == ""
 
 
 def test_an_items_listed_values_do_not_end_the_spec() -> None:

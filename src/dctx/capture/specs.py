@@ -56,8 +56,11 @@ def spelled_out_spec(text: str) -> str:
     parts = [p for p in sentences(text) if p.strip()]
     for k, part in enumerate(parts):
         after = parts[k + 1] if k + 1 < len(parts) else ""
-        # a head whose colon ends its line: the items are the sentences after it
-        head = f"{part} {after}" if part.rstrip().endswith(":") else part
+        # a head whose colon ends its line ("Use this from now on:"), the items in the
+        # sentences after it: only one that says it stands (a colon before pasted code or a
+        # rant's "THIS IS ALL INSANE:" is none)
+        ends = part.rstrip().endswith(":") and standing_cue(part)
+        head = f"{part} {after}" if ends else part
         if not (opens_spec(head) or (after and points_ahead(part))):
             continue
         spec = [part]
