@@ -13,14 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dctx.capture.conduct import (
-    about_conduct,
-    conduct_directive,
-    named_tool,
-    tool_nouns,
-    tool_of_value,
-    worded_values,
-)
+from dctx.capture.conduct import about_conduct, conduct_directive, named_tool, tool_nouns
 from dctx.capture.corrections import find_corrections
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import bands_for, default_reader
@@ -28,7 +21,6 @@ from dctx.capture.turns import user_turn_inputs
 from dctx.grammar import open_case, says_when
 from dctx.memory import Memory
 from dctx.models import Message, RuleStatus, Session, ToolCall
-from stub_reader import SureOf
 
 RULE = (
     "ugh, that one went out with 5 nights, she was only here for 4. I will call them. before "
@@ -234,49 +226,3 @@ def test_a_verbless_standing_correction_is_read_for_conduct_as_spelled_out() -> 
     turn = "you skipped the check again. Booking check first, always, then the invoice."
     found = find_corrections(_session(turn), reader=Doubts())
     assert [s.directive for s in found] == ["Always do booking check first, then the invoice."]
-
-
-@pytest.mark.parametrize(
-    ("text", "tool"),
-    [
-        ("Anything with a crack at all is failed pending repair, even a hairline.", "log_kiln"),
-        ("Failed-pending-repair it is, not a pass.", "log_kiln"),  # hyphens for underscores
-        ("Fail it, pending a repair.", None),  # not the value's words in a row
-        ("Pending repair or not, call me.", None),  # part of the value only
-    ],
-)
-def test_a_directive_that_says_a_worded_value_is_about_its_tool(
-    text: str, tool: str | None
-) -> None:
-    calls = [
-        ("get_kiln", {"kiln": "K-7"}),
-        ("log_kiln", {"kiln": "K-7", "outcome": "failed_pending_repair"}),
-        ("log_kiln", {"kiln": "K-7", "note": "K7_hairline"}),  # a digit: an identifier
-    ]
-    assert tool_of_value(text, worded_values(calls)) == tool
-
-
-def test_a_rule_naming_a_tools_value_holds_wherever_the_tool_is_at_hand(tmp_path: Path) -> None:
-    """Said on one inspection, it is about how to log any: delivered on a request that
-    resembles none of the words it was said on, where `log_kiln` may be called."""
-    turn = "No. Anything with a crack at all is failed pending repair, even a hairline one."
-    log = ToolCall(id="c1", name="log_kiln", arguments={"outcome": "passed_with_notes"})
-    fix = ToolCall(id="c2", name="log_kiln", arguments={"outcome": "failed_pending_repair"})
-    messages = [
-        Message(0, "user", "Log the kiln inspection for K-7, small crack on the door."),
-        Message(1, "assistant", "", tool_calls=[log]),
-        Message(2, "tool", '{"ok": true}', tool_call_id="c1", tool_name="log_kiln"),
-        Message(3, "assistant", "Logged as passed with notes."),
-        Message(4, "user", turn),
-        Message(5, "assistant", "", tool_calls=[fix]),
-        Message(6, "tool", '{"ok": true}', tool_call_id="c2", tool_name="log_kiln"),
-    ]
-    session = Session("c1", messages, actor="ines", skill="studio")
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
-        memory.capture_sessions([session])
-        [rule] = memory.rules(status=RuleStatus.ACTIVE)
-        assert rule.trigger.tool == "log_kiln"
-        run = memory.start(
-            actor="ines", skill="studio", query="Glaze firing done for K-2", tools=["log_kiln"]
-        )
-        assert [d.rule.id for d in run.deliveries] == [rule.id]

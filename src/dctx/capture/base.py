@@ -71,9 +71,6 @@ class CorrectionSignal:
     subjects: list[str] = field(default_factory=list)  # subject names seen in the session
     subject_keys: dict[str, str] = field(default_factory=dict)  # subject -> arg name ("company")
     tools_seen: list[str] = field(default_factory=list)  # tools called before this turn
-    # a tool of the session whose worded argument value the directive says ("revise and
-    # resubmit" for `action="revise_and_resubmit"`): the directive is about calling it
-    valued_tool: str | None = None
     last_tool: str | None = None  # the last tool whose result preceded the corrected output
     node_id: str | None = None  # decision node of the corrected output (trigger anchor)
     # how sure the turn reader is that the turn changes the rulebook (capture/reading)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from dctx.capture.cues import ASKING, SentenceKind, classify_sentence, standing_cue
 from dctx.capture.verbs import IMPERATIVE_VERBS
@@ -86,29 +85,6 @@ def named_tool(text: str, tool_names: Iterable[str]) -> str | None:
         if best is None or score > best[0]:
             best = (score, name)
     return best[1] if best else None
-
-
-# an argument value in words, as a tool's enumerations write them: "revise_and_resubmit"
-_WORDED_VALUE = re.compile(r"^[a-z]+(?:_[a-z]+)+$")
-
-
-def worded_values(calls: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, str]:
-    """The tool each worded argument value was passed to ("revise and resubmit" ->
-    `log_submittal_review`), from the agent's own calls; the first tool for a value two use."""
-    out: dict[str, str] = {}
-    for name, arguments in calls:
-        for value in arguments.values():
-            if isinstance(value, str) and _WORDED_VALUE.match(value):
-                out.setdefault(value.replace("_", " "), name)
-    return out
-
-
-def tool_of_value(text: str, values: dict[str, str]) -> str | None:
-    """The tool whose worded argument value the text says ("anything with markup goes back
-    revise and resubmit" says `action="revise_and_resubmit"` of `log_submittal_review`): how
-    to call that tool, wherever it is at hand. None when it says no such value."""
-    said = f" {' '.join(_WORD.findall(text.lower()))} "
-    return next((tool for value, tool in values.items() if f" {value} " in said), None)
 
 
 def about_conduct(text: str, nouns: frozenset[str], *, first_turn: bool = False) -> bool:

@@ -18,7 +18,7 @@ from dctx.capture.base import (
     CorrectionSignal,
     session_context,
 )
-from dctx.capture.conduct import conduct_directive, tool_nouns, tool_of_value, worded_values
+from dctx.capture.conduct import conduct_directive, tool_nouns
 from dctx.capture.cues import (
     _CLAUSE_SPLIT,
     _LEAD_CONDITION,
@@ -102,7 +102,6 @@ def find_corrections(
     # what the agent's calls in this session act on, those that answer a correction too
     # ("could you run the eligibility check before you book anyone?", then check_insurance)
     acted_on = tool_nouns(c.name for m in session.messages for c in m.tool_calls)
-    valued = worded_values((c.name, c.arguments) for m in session.messages for c in m.tool_calls)
     last_tool: str | None = None
     chain = 0
     seen_assistant = False
@@ -196,7 +195,6 @@ def find_corrections(
                     subjects=tracker.subjects(),
                     subject_keys=tracker.keys(),
                     tools_seen=list(dict.fromkeys(tools_seen)),
-                    valued_tool=tool_of_value(sentence, valued),
                     last_tool=last_tool,
                     confidence=verdict.p_lasting,
                     candidate=verdict.p_lasting < admit.active,

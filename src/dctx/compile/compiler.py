@@ -238,13 +238,10 @@ def _compile_one(
             # don't send": what "it" is, the command before says; so does when this holds
             rule.trigger = copy.deepcopy(before.trigger)
         _branch_of(rule, conditioned, right_after=conditioned is before)
-        tool = named_tool(rule.text, signal.tools_seen) or signal.valued_tool
-        if by_request(rule, signal) and tool:
+        if by_request(rule, signal) and (tool := named_tool(rule.text, signal.tools_seen)):
             # "image refs: resolve the tag to its sha256 and deploy that", said after the
-            # agent called `deploy_image` ("anything with markup goes back revise and
-            # resubmit", a value of `log_submittal_review`'s action): how to use a tool it
-            # called holds wherever that tool is at hand, not only on requests like the one
-            # it was said on
+            # agent called `deploy_image`: how to use a tool it called holds wherever that
+            # tool is at hand, not only on requests like the one it was said on
             rule.trigger = Trigger(
                 kind=TriggerKind.TOOL, text=rule.text, tool=tool, node_id=rule.trigger.node_id
             )
