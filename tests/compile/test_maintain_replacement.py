@@ -74,3 +74,11 @@ def test_a_command_to_go_back_says_what_to_do() -> None:
     assert split_directives("For refunds, use the old letterhead") == [
         "For refunds, use the old letterhead"
     ]
+
+
+def test_commands_side_by_side_stay_one_when_a_later_one_replaces_the_first() -> None:
+    from dctx.compile.phrasing import split_directives
+
+    # "instead" replaces what the command before takes away: one practice, one rule
+    said = "scratch the courtesy call for late orders, send a text instead"
+    assert split_directives(said) == [said]

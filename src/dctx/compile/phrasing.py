@@ -245,11 +245,18 @@ def split_directives(sentence: str) -> list[str]:
 def _split_commands(part: str) -> list[str]:
     """ "go back to '3pm' in letters, keep 24-hour times in the rota": commands side by side,
     each opening with its own imperative verb, are separate rules. A part whose head is not a
-    command ("for P3s, page the secondary") stays whole."""
+    command ("for P3s, page the secondary") stays whole, and so does one whose later command
+    replaces what the one before takes away ("scratch the phone call for 2+ day delays, send
+    an SMS instead")."""
     pieces = [p.strip() for p in part.split(",")]
     if len(pieces) < 2 or not all(p and imperative_clause(p) for p in pieces):
         return [part]
+    if any(_INSTEAD.search(p) for p in pieces[1:]):
+        return [part]
     return pieces
+
+
+_INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
 
 
 _REFERS_BACK = re.compile(r"^\w+(?:\s+\w+)?\s+(it|them)\b", re.IGNORECASE)
