@@ -19,11 +19,11 @@ from typing import Literal
 from dctx.models import NumericCondition, Predicate, Trigger
 from dctx.text import content_stems
 
-__all__ = ["OTHERWISE", "negated_trigger", "says_negated", "says_otherwise", "threshold_side"]
+__all__ = ["negated_trigger", "says_negated", "says_otherwise", "threshold_side"]
 
 # the words that open the other branch of the case before ("Otherwise, one translator is
 # fine", "everything else: standard lease"): a closed class of English
-OTHERWISE = re.compile(r"^(otherwise|else|if not|everything else|anything else)\b", re.I)
+_OTHERWISE = re.compile(r"^(otherwise|else|if not|everything else|anything else)\b", re.I)
 
 # the words that negate what follows them ("doesn't need", "not on hold", "without a
 # permit", "no pets"): a closed grammatical class, as in compile/predicates.py
@@ -64,7 +64,7 @@ _COMPLEMENT: dict[str, Op] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 def says_otherwise(text: str) -> bool:
     """Does the command open with "otherwise" (or "else", "if not"): the case the condition
     before it names does not hold?"""
-    return OTHERWISE.match(text.strip()) is not None
+    return _OTHERWISE.match(text.strip()) is not None
 
 
 def says_negated(text: str, keywords: list[str]) -> bool:

@@ -12,7 +12,7 @@ import re
 from dctx.capture.cues import imperative_clause, is_directive
 from dctx.capture.specs import opens_spec
 from dctx.capture.verbs import IMPERATIVE_VERBS
-from dctx.compile.branches import OTHERWISE
+from dctx.compile.branches import says_otherwise
 from dctx.grammar import names_nothing
 from dctx.models import RuleType
 
@@ -226,7 +226,7 @@ def split_directives(sentence: str) -> list[str]:
         if c and len(c.strip(" ,.").split()) >= 2
     ]
     if (
-        any(OTHERWISE.match(p) or p.lower().startswith("unless ") for p in out[1:])
+        any(says_otherwise(p) or p.lower().startswith("unless ") for p in out[1:])
         or "->" in sentence
         or "→" in sentence
     ):
