@@ -42,15 +42,17 @@ def test_word_caches_are_emptied(tmp_path: Path) -> None:
 
 
 def _function_caches() -> dict[str, object]:
-    """Every lru-cached function of the package's loaded modules that can hold many keys;
-    not those holding one object (a loaded model) or unit names of pint's registry."""
+    """Every lru-cached function the package defines in its loaded modules that can hold many
+    keys; not those holding one object (a loaded model), unit names of pint's registry, or a
+    library's own (`urllib.parse.urlsplit`, imported by the server)."""
     found: dict[str, object] = {}
     for name, module in list(sys.modules.items()):
         if not name.startswith("dctx.") or name.startswith("dctx.bench"):
             continue
         for attr, value in vars(module).items():
             info = getattr(value, "cache_info", None)
-            if callable(info) and info().maxsize != 1 and value is not seconds_in:
+            ours = str(getattr(value, "__module__", "")).startswith("dctx.")
+            if ours and callable(info) and info().maxsize != 1 and value is not seconds_in:
                 found[f"{name}.{attr}"] = value
     return found
 
