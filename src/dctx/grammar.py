@@ -168,7 +168,7 @@ def _cases(sentence: str) -> _Cases:
     for token in _pipeline()(" ".join(_WORD.findall(sentence)[: 2 * _MAX_WORDS])):
         word = token.lower_
         if word in _UNIVERSAL_PRONOUNS or (
-            word in _UNIVERSAL_DETERMINERS and token.dep_ in ("det", "predet")
+            word in _UNIVERSAL_DETERMINERS and token.dep_ in _DETERMINING
         ):
             universal = True
         if (
@@ -395,6 +395,7 @@ _FORWARD_ROLES = frozenset({"nsubj", "attr", "nsubjpass"})
 _SAYS_WHEN_WORDS = _UNIVERSAL_DETERMINERS | _UNIVERSAL_PRONOUNS | _CASE_MARKERS
 _SUBJECT = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 # the roles in which "any", "all", "every", "each" say which cases: of a noun, or the subject
-_QUANTIFYING = frozenset({"det", "predet", "nsubj", "nsubjpass"})
+_DETERMINING = frozenset({"det", "predet"})
+_QUANTIFYING = _DETERMINING | {"nsubj", "nsubjpass"}
 # the first word modifies a noun after it: "serif fonts", "title case", "invoice numbers"
 _NOUN_PART = frozenset({"compound", "amod", "poss", "nmod", "det", "nummod"})

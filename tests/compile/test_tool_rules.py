@@ -6,15 +6,19 @@ from typing import Any
 
 from dctx.capture.base import SessionContext, ToolPattern, ToolPatternSignal
 from dctx.compile.tool_rules import compile_tool_signal
-from dctx.models import RuleStatus
+from dctx.models import Rule, RuleStatus
 
 CTX = SessionContext("default", "c1", "ana", "support", "2026-01-01T00:00:00Z")
 
 
-def _text(**kw: Any) -> str:
+def _rule(**kw: Any) -> Rule:
     out = compile_tool_signal(ToolPatternSignal(ctx=CTX, **kw))
     assert out is not None
-    return out[0].text
+    return out[0]
+
+
+def _text(**kw: Any) -> str:
+    return _rule(**kw).text
 
 
 def test_retry_lesson_names_the_tool_whose_result_preceded_it() -> None:
@@ -216,17 +220,12 @@ def test_a_name_refused_and_a_code_taken_is_a_lesson_about_codes() -> None:
 def test_an_example_taken_from_tool_output_is_left_out_not_the_lesson() -> None:
     """The error listed the codes: "K-4" is what a result said, data; that the field wants
     a code is the agent's own finding, so the lesson stands (active) without the example."""
-    out = compile_tool_signal(
-        ToolPatternSignal(
-            ctx=CTX,
-            pattern=ToolPattern.RETRY_CHANGED_ARGS,
-            tool="book_kennel",
-            failed_args={"kennel_size": "extra large"},
-            success_args={"kennel_size": "K-4"},
-            from_tool_output=["K-4"],
-        )
+    rule = _rule(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="book_kennel",
+        failed_args={"kennel_size": "extra large"},
+        success_args={"kennel_size": "K-4"},
+        from_tool_output=["K-4"],
     )
-    assert out is not None
-    rule = out[0]
     assert rule.text == "When calling book_kennel, pass `kennel_size` as a code, not in words."
     assert rule.status is RuleStatus.ACTIVE and rule.from_tool_output == []

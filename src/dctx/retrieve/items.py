@@ -181,10 +181,8 @@ def _says_state(f: Field, key: set[str]) -> bool:
     the field's name is all the condition says (`interpreter_needed` for "an interpreter is
     needed"), any value that is no "no"?"""
     other = key - set(f.stems)
-    said = set(content_stems(_norm(str(f.value))))
-    if other:
-        return bool(said & other)
-    return _norm(str(f.value)) not in _NO_VALUES
+    value = _norm(str(f.value))
+    return bool(set(content_stems(value)) & other) if other else value not in _NO_VALUES
 
 
 # the values that say a named state does not hold: a closed class
