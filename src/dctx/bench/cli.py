@@ -5,6 +5,7 @@ dctx bench -a ctrl,forge_dc --json           one JSON document on stdout
 dctx bench --scenarios my_scenarios/ --out bench-out/
 dctx bench --mode live --agent openai:gpt-4o --judge openai:gpt-4o --runs 5
 dctx bench list | dctx bench validate [PATH]
+dctx bench losses -s benchmarks/holdout        where each failed rubric item was lost
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from dctx.bench import approaches as registry
 from dctx.bench.cli_errors import fail
 from dctx.bench.loader import LoadedScenario, load_scenarios
+from dctx.bench.losses_cli import losses
 from dctx.bench.realconv.cli import real
 from dctx.bench.report import dumps, render_markdown, write_outputs
 from dctx.bench.results import BenchResult, ScenarioResult
@@ -254,6 +256,7 @@ def validate(
 
 
 bench_app.command("real")(real)
+bench_app.command("losses")(losses)
 
 
 def _given_before(ctx: typer.Context) -> Path | None:
