@@ -93,6 +93,12 @@ def test_the_explicit_flag_always_wins() -> None:
         ("Error: data source discontinued", ErrorClass.UNAVAILABLE),
         ("Error: 410 Gone", ErrorClass.UNAVAILABLE),
         ("Error: endpoint removed", ErrorClass.UNAVAILABLE),
+        # a code a gone source also answers with: the words say more than the code
+        (
+            json.dumps({"error": {"code": 403, "message": "ledger v1 was retired on 2026-01-01"}}),
+            ErrorClass.UNAVAILABLE,
+        ),
+        (json.dumps({"status": 503, "error": "API deprecated, see v3"}), ErrorClass.UNAVAILABLE),
         ("Error: gift card balance is not enough", ErrorClass.OTHER),
         # a number in the text is not a status code unless something says so
         (

@@ -272,3 +272,63 @@ def test_a_source_that_timed_out_in_two_sessions_and_was_switched_is_a_lesson(
     ]
     assert '"federal"' in rule.text and rule.support == 2
     assert "vin" not in rule.text.lower().replace("check_recalls", "")
+
+
+def _rates(lane: str, first: Any, *, then: str = "quote_freight") -> list[dict[str, Any]]:
+    """A freight assistant asks the carrier's rate service about a lane; `first` is its answer
+    (a result, or an outage); `then` is what the agent called next, with the lane carried on."""
+    origin, dest = lane.split("-")
+    steps = [
+        user(f"Cheapest pallet rate {origin} to {dest}?"),
+        call("c1", "carrier_rate_api", origin=origin, destination=dest),
+        result("c1", first),
+    ]
+    if then:
+        steps += [
+            call("c2", then, query=f"pallet rate from {origin} to {dest}"),
+            result("c2", {"rate_eur": 182.5}),
+        ]
+    return [*steps, assistant("EUR 182.50 a pallet.")]
+
+
+TIMED_OUT = {"error": {"code": 504, "message": "carrier gateway timed out"}}
+
+
+def _freight_lessons(mem: Memory) -> list[Any]:
+    return [
+        r
+        for r in mem.rules(status=list(RuleStatus))
+        if r.source is RuleSource.SELF_ASSESSMENT and "carrier_rate_api" in r.text
+    ]
+
+
+def test_a_tool_down_in_two_sessions_and_replaced_by_another_is_a_lesson(mem: Memory) -> None:
+    """Issue #12: "a source that failed in several sessions and was replaced by another taught
+    nothing". Names of no one family (carrier_rate_api / quote_freight): with the rate service
+    down, the call that carries the same lane on is what the agent used in its place."""
+    _capture(mem, "s1", _rates("Rotterdam-Lyon", TIMED_OUT))
+    _capture(mem, "s2", _rates("Gdansk-Milan", TIMED_OUT), actor="lina")
+    [rule] = _freight_lessons(mem)
+    assert rule.text == "Use quote_freight instead of carrier_rate_api."
+    assert rule.status is RuleStatus.ACTIVE and rule.support == 2
+
+
+def test_a_timeout_retried_until_it_worked_teaches_nothing(mem: Memory) -> None:
+    for conv, lane in (("s1", "Rotterdam-Lyon"), ("s2", "Gdansk-Milan")):
+        messages = _rates(lane, TIMED_OUT)
+        origin, dest = lane.split("-")
+        retry = [
+            call("c3", "carrier_rate_api", origin=origin, destination=dest),
+            result("c3", {"rate_eur": 180.0}),
+        ]
+        _capture(mem, conv, [*messages[:-1], *retry, messages[-1]])
+    assert _freight_lessons(mem) == []
+
+
+def test_a_down_tool_followed_by_unrelated_work_is_no_replacement(mem: Memory) -> None:
+    """The next call does not carry the lane on: another task, not a substitute."""
+    for conv, lane in (("s1", "Rotterdam-Lyon"), ("s2", "Gdansk-Milan")):
+        messages = _rates(lane, TIMED_OUT, then="")
+        other = [call("c2", "quote_freight", query="customs lead time"), result("c2", {"days": 2})]
+        _capture(mem, conv, [*messages[:-1], *other, messages[-1]])
+    assert _freight_lessons(mem) == []

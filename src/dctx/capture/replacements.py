@@ -1,13 +1,15 @@
 """Replacement lessons across conversations: "use B instead of A".
 
 A tool (or a source argument of one) that did not serve the agent - an error other than a rate
-limit, a timeout or an auth failure, an empty result, or a call it abandoned without a result -
-and was replaced in the same conversation by another of the same purpose that worked, is one
-sighting of a replacement. Sightings are counted per (namespace, skill, A) in the store, in the
-order conversations are captured, so each conversation counts once however often it is
-captured. A later conversation in which A itself worked counts against every replacement of A
-seen before it; successes of A before its first replacement are history (a service that worked
-for years and was then retired).
+limit or an auth failure, an empty result, or a call it abandoned without a result - and was
+replaced in the same conversation by another of the same purpose that worked, is one sighting
+of a replacement. A timeout or an outage once is a blip to retry, and a retry that works makes
+it none; a tool that never served in a conversation that used another in its place is one
+sighting. Sightings are counted per (namespace, skill, A) in the store, in the order
+conversations are captured, so each conversation counts once however often it is captured. A
+later conversation in which A itself worked counts against every replacement of A seen before
+it; successes of A before its first replacement are history (a service that worked for years
+and was then retired).
 
 The lesson is admitted when its net support (replacing conversations minus later ones where A
 worked) reaches `MIN_REPLACEMENT_SESSIONS`; below that it is a CANDIDATE: stored with its
@@ -52,7 +54,7 @@ from dctx.store.ledgers import Ledgers, ledger_key
 
 MIN_REPLACEMENT_SESSIONS = 2
 KIND = "replacements"  # the store ledger kind (store/ledgers.py)
-_NOT_FAILURES = (ErrorClass.RATE_LIMIT, ErrorClass.TRANSIENT, ErrorClass.AUTH)
+_NOT_FAILURES = (ErrorClass.RATE_LIMIT, ErrorClass.AUTH)
 
 # (tool, source arguments): None for the tool itself, whatever its arguments
 _Source = tuple[str, dict[str, Any] | None]
@@ -93,6 +95,51 @@ def _unserved(call: CallOutcome) -> bool:
     if call.failed:
         return call.error_class not in _NOT_FAILURES
     return call.status.is_empty
+
+
+def _down(call: CallOutcome) -> bool:
+    """The tool could not run at all: it timed out, was unavailable or is gone."""
+    return call.failed and call.error_class in (ErrorClass.TRANSIENT, ErrorClass.UNAVAILABLE)
+
+
+def _substitute(failed: CallOutcome, other: CallOutcome) -> bool:
+    """Did the agent use `other` in place of `failed`? A tool of the same purpose and family
+    (get_prices / get_prices_v2); or, where the failed tool was down, the next call that
+    carries its input on ("top_pods(namespace='analytics')" down, then a metrics query over
+    namespace "analytics"): with nothing run, nothing else explains the switch."""
+    if _same_purpose(failed, other) and _one_family(failed.name, other.name):
+        return True
+    return _down(failed) and _carries(failed.args, other.args)
+
+
+def _carries(given: dict[str, Any], then: dict[str, Any]) -> bool:
+    """Does every argument of the first call recur in the second: under its own name with the
+    same value, or as a word of one of its text values?"""
+    if not given:
+        return False
+    later = [w for w in _texts(then) if w]
+    for key, value in given.items():
+        if key in then and _canon(then[key]) == _canon(value):
+            continue
+        said = [v for v in _texts(value) if len(v) >= 3]
+        if not said or not all(
+            any(v == w or re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", w) for w in later)
+            for v in said
+        ):
+            return False
+    return True
+
+
+def _texts(value: Any) -> Iterable[str]:
+    """Every scalar of an argument tree, as lowercase text."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _texts(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _texts(v)
+    elif value is not None and not isinstance(value, bool):
+        yield str(value).strip().lower()
 
 
 def _canon(value: Any) -> str:
@@ -148,7 +195,7 @@ def _swaps(session: Session, calls: list[CallOutcome]) -> list[ToolPatternSignal
         for other in calls[first.pos + 1 : first.pos + 1 + MAX_GAP]:
             if other.name == first.name or not _served(other):
                 continue
-            if not (_same_purpose(first, other) and _one_family(first.name, other.name)):
+            if not _substitute(first, other):
                 continue
             out.setdefault(
                 (first.name, other.name),

@@ -138,6 +138,12 @@ _CLASS_PATTERNS: list[tuple[ErrorClass, re.Pattern[str]]] = [
 ]
 
 
+# codes a source also answers with once it is gone for good ("403: the cluster was retired",
+# "503: this API is deprecated"): the words then say more than the code
+_GENERIC_REFUSALS = (ErrorClass.AUTH, ErrorClass.TRANSIENT)
+_GONE = next(p for c, p in _CLASS_PATTERNS if c is ErrorClass.UNAVAILABLE)
+
+
 def _json(text: str) -> Any:
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{":
@@ -210,9 +216,12 @@ def classify_error(text: str) -> ErrorClass:
     if code is None:
         match = _CODE_IN_TEXT.search(text)
         code = int(match.group(1)) if match else None
-    if code is not None and code in _CODE_CLASSES:
-        return _CODE_CLASSES[code]
     lowered = text.lower()
+    if code is not None and code in _CODE_CLASSES:
+        by_code = _CODE_CLASSES[code]
+        if by_code in _GENERIC_REFUSALS and _GONE.search(lowered):
+            return ErrorClass.UNAVAILABLE  # "403 CLUSTER_RETIRED": a dead source, not a login
+        return by_code
     for error_class, pattern in _CLASS_PATTERNS:
         if pattern.search(lowered):
             return error_class
