@@ -449,3 +449,35 @@ def test_a_timeout_then_other_arguments_of_the_same_source_is_not_a_signal() -> 
         .session()
     )
     assert assess([s]) == []
+
+
+def test_a_value_an_earlier_call_returned_and_the_retry_used_is_a_prerequisite() -> None:
+    """The agent looked the code up first and still passed the name: the retry took the code
+    from that result, so the lesson is the prerequisite's, as when the lookup came after."""
+    s = (
+        Trace()
+        .step("find_port", {"port": {"unlocode": "NLRTM", "name": "Rotterdam"}}, q="Rotterdam")
+        .step("book_slot", "Error: port must be a UN/LOCODE", port="Rotterdam", day="Mon")
+        .step("book_slot", {"slot": "S-12"}, port="NLRTM", day="Mon")
+        .session()
+    )
+    sig = only(assess([s]))
+    assert sig.pattern == ToolPattern.MISSING_PREREQUISITE
+    assert (sig.tool, sig.other_tool) == ("book_slot", "find_port")
+    assert sig.result_fields == {"port": "unlocode"}
+
+
+def test_a_value_the_person_gave_after_the_failure_is_not_taken_from_an_earlier_result() -> None:
+    """The agent asked and the person read the number again: the fix is theirs, not a lesson
+    about where the value comes from, though the earlier result held it too."""
+    s = (
+        Trace()
+        .step("list_lots", {"lots": [{"lot": "24-1178"}, {"lot": "24-1192"}]}, sku="CORN")
+        .step("check_lot", "Error: lot 24-1187 not found", lot="24-1187")
+        .say("assistant", "No lot 24-1187. Did you mean 24-1178?")
+        .say("user", "yes, I flipped the digits")
+        .step("check_lot", {"recalls": []}, lot="24-1178")
+        .session()
+    )
+    sig = only(assess([s]))
+    assert sig.pattern == ToolPattern.RETRY_CHANGED_ARGS and sig.other_tool is None

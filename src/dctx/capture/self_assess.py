@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -249,8 +249,10 @@ def _judge(
     success: CallOutcome | None,
     helpers: list[CallOutcome],
     identical: bool,
+    earlier: Sequence[CallOutcome] = (),
 ) -> tuple[ToolPattern, CallOutcome | None] | None:
-    """The pattern a chain shows and the other tool involved, or None when it is no lesson."""
+    """The pattern a chain shows and the other tool involved, or None when it is no lesson.
+    `earlier`: the calls that served before the chain began."""
     cls = first.error_class
     if success is None:
         if cls in (ErrorClass.UNAVAILABLE, ErrorClass.NOT_FOUND):
@@ -286,6 +288,12 @@ def _judge(
     ]
     if linked:
         return ToolPattern.MISSING_PREREQUISITE, linked[-1]
+    # the retry took its new value from what an earlier call returned ("find_property" gave
+    # the uprn, the agent passed the address anyway): the same lesson as when that call came
+    # only after the failure; the first call that returned it is where it comes from
+    fed = [c for c in earlier if c.name != first.name and _taken_from(c, first, success)]
+    if fed:
+        return ToolPattern.MISSING_PREREQUISITE, fed[0]
     return ToolPattern.RETRY_CHANGED_ARGS, None
 
 
@@ -324,7 +332,15 @@ def session_signals(
         if first.error_class in _NOISE and not _gave_up_on(first, success, identical):
             continue
         consumed.update(a.pos for a in attempts)
-        verdict = _judge(first, between, success, _new_helpers(calls, first, between), identical)
+        # a person spoke between the failure and the retry: the new value may be theirs (a lot
+        # number they misread, then read again), so no earlier result is where it came from
+        told = success is not None and any(
+            m.role == "user" and first.call_index < m.index < success.call_index
+            for m in session.messages
+        )
+        served = [] if told else [c for c in calls[: first.pos] if c.ok]
+        helpers = _new_helpers(calls, first, between)
+        verdict = _judge(first, between, success, helpers, identical, served)
         if verdict is None:
             continue
         pattern, other = verdict
