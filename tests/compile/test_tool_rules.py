@@ -229,3 +229,29 @@ def test_an_example_taken_from_tool_output_is_left_out_not_the_lesson() -> None:
     )
     assert rule.text == "When calling book_kennel, pass `kennel_size` as a code, not in words."
     assert rule.status is RuleStatus.ACTIVE and rule.from_tool_output == []
+
+
+def test_a_number_recoded_as_digits_is_a_format_lesson() -> None:
+    """ "PO 88412" refused, "4400088412" taken: the same number with its letters written as
+    digits is the field's format, not another purchase order."""
+    text = _text(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="track_order",
+        failed_args={"order": "PO 88412"},
+        success_args={"order": "4400088412"},
+    )
+    assert text == (
+        'When calling track_order, in `order`, write 10 digits, no letters (e.g. "4400088412", '
+        'not "PO 88412").'
+    )
+
+
+def test_another_number_altogether_is_still_another_entity() -> None:
+    signal = ToolPatternSignal(
+        ctx=CTX,
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="track_order",
+        failed_args={"order": "PO 88412"},
+        success_args={"order": "4400077130"},
+    )
+    assert compile_tool_signal(signal) is None

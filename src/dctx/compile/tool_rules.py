@@ -293,6 +293,9 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
             # "framing" refused, "B-104" taken: the field wants a code, not a name
             said = f"(e.g. {json.dumps(new)}, not {json.dumps(old)})"
             return f"pass `{key}` as a code, not in words {said}"
+        if _recoded_as_digits(old, new):
+            said = f"(e.g. {json.dumps(new)}, not {json.dumps(old)})"
+            return f"in `{key}`, write {len(new)} digits, no letters {said}"
         if _IDENTIFIER.match(old) and _IDENTIFIER.match(new):
             return None  # another id: a different entity, not a lesson
         if old.lower() in new.lower() and old != new:
@@ -308,6 +311,20 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
     if isinstance(old, bool) or isinstance(new, bool):
         return f"set `{key}` to {json.dumps(new)}"
     return None
+
+
+def _recoded_as_digits(old: str, new: str) -> bool:
+    """ "AY 482913" refused, "0105482913" taken: the same number, its letters written as
+    digits, is the format the field wants (a numeric code of fixed length), not another
+    entity, which would not keep the number."""
+    digits = "".join(c for c in old if c.isdigit())
+    return (
+        new.isdigit()
+        and any(c.isalpha() for c in old)
+        and len(digits) >= 4
+        and len(new) > len(digits)
+        and new.endswith(digits)
+    )
 
 
 def date_format(value: str) -> str | None:
