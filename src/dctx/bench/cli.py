@@ -18,12 +18,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from dctx.bench import approaches as registry
 from dctx.bench.cli_errors import fail
 from dctx.bench.loader import LoadedScenario, load_scenarios
 from dctx.bench.losses_cli import losses
+from dctx.bench.progress import progress_bar
 from dctx.bench.realconv.cli import real
 from dctx.bench.report import dumps, render_markdown, write_outputs
 from dctx.bench.results import BenchResult, ScenarioResult
@@ -178,16 +178,7 @@ def bench(
 
 def _run_with_progress(loaded: list[LoadedScenario], config: BenchConfig) -> BenchResult:
     total = len(loaded) * len(config.approaches)
-    progress = Progress(
-        TextColumn("[bold]bench[/bold]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=_err,
-        transient=True,
-        disable=not _err.is_terminal,
-    )
+    progress = progress_bar("bench", _err)
     with progress:
         task = progress.add_task("", total=total)
 

@@ -8,12 +8,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from dctx.bench.cli_errors import fail
 from dctx.bench.embedcache import CachedEmbedder
 from dctx.bench.loader import load_scenarios
 from dctx.bench.losses import ItemLoss, Stage, tally, trace_losses
+from dctx.bench.progress import progress_bar
 from dctx.errors import ConfigError, DctxError
 from dctx.providers.base import Embedder
 
@@ -78,16 +78,7 @@ def losses(
 
         shared: Embedder = CachedEmbedder(get_embedder(embedder))
         found: list[ItemLoss] = []
-        progress = Progress(
-            TextColumn("[bold]losses[/bold]"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.description}"),
-            console=_err,
-            transient=True,
-            disable=not _err.is_terminal,
-        )
+        progress = progress_bar("losses", _err)
         with progress:
             task = progress.add_task("", total=len(loaded))
             for ls in loaded:
