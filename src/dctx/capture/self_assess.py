@@ -11,7 +11,9 @@ on (more than `MAX_GAP` other calls since the last attempt). The chain is then j
 
 - AUTH_REFRESH: an auth error, another tool succeeds in between, T succeeds.
 - MISSING_PREREQUISITE: T is retried with the same arguments (or changed ones taken from the
-  same entity as a new call U in between) and succeeds after U succeeded -> "call U before T".
+  same entity as a new call U in between) and succeeds after U succeeded -> "call U before T";
+  so is a retry whose new value an earlier call U had returned, unless a person spoke between
+  the failure and the retry (only where a user turn lies is read, never its text).
 - DEAD_SOURCE: a dead/not-found source: T succeeds with another source-like argument, or T never
   succeeds and a different tool for the same purpose does.
 - RETRY_CHANGED_ARGS: T succeeds with different arguments, nothing else explains it.
