@@ -33,7 +33,9 @@ _WITHIN_SESSION = {
 }
 
 
-def _scalars(value: Any) -> Iterable[str]:
+def scalars(value: Any) -> Iterable[str]:
+    """Every string and number of a JSON tree (arguments, a result), as stripped text, but
+    true/false/null and one-character values, which are in every text."""
     if isinstance(value, bool) or value is None:
         return  # true/false/null are in every JSON result
     if isinstance(value, str | int | float):
@@ -42,10 +44,10 @@ def _scalars(value: Any) -> Iterable[str]:
             yield text
     elif isinstance(value, dict):
         for v in value.values():
-            yield from _scalars(v)
+            yield from scalars(v)
     elif isinstance(value, list):
         for v in value:
-            yield from _scalars(v)
+            yield from scalars(v)
 
 
 def recommended(signal: ToolPatternSignal) -> list[str]:
@@ -57,7 +59,7 @@ def recommended(signal: ToolPatternSignal) -> list[str]:
             json.dumps(new, default=str)
         ):
             continue
-        out.extend(_scalars(new))
+        out.extend(scalars(new))
     return list(dict.fromkeys(out))
 
 
@@ -73,7 +75,7 @@ def _first_use(session: Session, token: str) -> int | None:
         if msg.role != "assistant":
             continue
         for call in msg.tool_calls:
-            if call.name == token or token in _scalars(call.arguments):
+            if call.name == token or token in scalars(call.arguments):
                 return msg.index
     return None
 
@@ -89,7 +91,7 @@ def taken_from_output(signal: ToolPatternSignal, session: Session) -> list[str]:
             t
             for msg in session.messages
             for call in msg.tool_calls
-            for t in [call.name, *_scalars(call.arguments)]
+            for t in [call.name, *scalars(call.arguments)]
         ]
     out: list[str] = []
     for token in dict.fromkeys(tokens):

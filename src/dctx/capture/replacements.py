@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dctx.capture.base import ToolPattern, ToolPatternSignal, session_context
-from dctx.capture.provenance import mark_untrusted
+from dctx.capture.provenance import mark_untrusted, scalars
 from dctx.capture.self_assess import (
     MAX_GAP,
     CallOutcome,
@@ -117,29 +117,17 @@ def _carries(given: dict[str, Any], then: dict[str, Any]) -> bool:
     same value, or as a word of one of its text values?"""
     if not given:
         return False
-    later = [w for w in _texts(then) if w]
+    later = [w.lower() for w in scalars(then)]
     for key, value in given.items():
         if key in then and _canon(then[key]) == _canon(value):
             continue
-        said = [v for v in _texts(value) if len(v) >= 3]
+        said = [v.lower() for v in scalars(value) if len(v) >= 3]
         if not said or not all(
             any(v == w or re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", w) for w in later)
             for v in said
         ):
             return False
     return True
-
-
-def _texts(value: Any) -> Iterable[str]:
-    """Every scalar of an argument tree, as lowercase text."""
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _texts(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _texts(v)
-    elif value is not None and not isinstance(value, bool):
-        yield str(value).strip().lower()
 
 
 def _canon(value: Any) -> str:
