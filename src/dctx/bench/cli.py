@@ -23,6 +23,7 @@ from dctx.bench import approaches as registry
 from dctx.bench.cli_errors import fail
 from dctx.bench.loader import LoadedScenario, load_scenarios
 from dctx.bench.losses_cli import losses
+from dctx.bench.options import DimensionOpt, EmbedderOpt, IdOpt, ScenariosOpt
 from dctx.bench.progress import progress_bar
 from dctx.bench.realconv.cli import real
 from dctx.bench.report import dumps, render_markdown, write_outputs
@@ -52,25 +53,6 @@ def _approach_names(given: list[str] | None) -> list[str]:
 
 def _auto_jobs() -> int:
     return max(1, min(4, os.cpu_count() or 1))
-
-
-ScenariosOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--scenarios",
-        "-s",
-        help="Folder (or file) of scenario YAML files; default: the bundled benchmark.",
-        envvar="DCTX_BENCH_SCENARIOS",
-    ),
-]
-DimensionOpt = Annotated[
-    list[str] | None,
-    typer.Option("--dimension", "-d", help="Only this dimension (repeatable)."),
-]
-IdOpt = Annotated[
-    list[str] | None,
-    typer.Option("--id", help="Only scenario ids matching this pattern, e.g. 'fin.recall.*'."),
-]
 
 
 @bench_app.callback(invoke_without_command=True)
@@ -128,10 +110,7 @@ def bench(
             envvar="DCTX_BENCH_JUDGE",
         ),
     ] = None,
-    embedder: Annotated[
-        str,
-        typer.Option("--embedder", help="auto, minilm or hashing.", envvar="DCTX_BENCH_EMBEDDER"),
-    ] = "auto",
+    embedder: EmbedderOpt = "auto",
     units: Annotated[
         bool, typer.Option("--units", help="Include the delivered units in the JSON output.")
     ] = False,

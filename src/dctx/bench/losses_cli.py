@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -13,6 +12,7 @@ from dctx.bench.cli_errors import fail
 from dctx.bench.embedcache import CachedEmbedder
 from dctx.bench.loader import load_scenarios
 from dctx.bench.losses import ItemLoss, Stage, tally, trace_losses
+from dctx.bench.options import DimensionOpt, EmbedderOpt, IdOpt, ScenariosOpt
 from dctx.bench.progress import progress_bar
 from dctx.errors import ConfigError, DctxError
 from dctx.providers.base import Embedder
@@ -32,30 +32,13 @@ _MEANING = {
 
 
 def losses(
-    scenarios: Annotated[
-        Path | None,
-        typer.Option(
-            "--scenarios",
-            "-s",
-            help="Folder (or file) of scenario YAML files; default: the bundled benchmark.",
-            envvar="DCTX_BENCH_SCENARIOS",
-        ),
-    ] = None,
-    dimension: Annotated[
-        list[str] | None,
-        typer.Option("--dimension", "-d", help="Only this dimension (repeatable)."),
-    ] = None,
-    scenario_id: Annotated[
-        list[str] | None,
-        typer.Option("--id", help="Only scenario ids matching this pattern, e.g. 'fin.recall.*'."),
-    ] = None,
+    scenarios: ScenariosOpt = None,
+    dimension: DimensionOpt = None,
+    scenario_id: IdOpt = None,
     approach: Annotated[
         str, typer.Option("--approach", "-a", help="An approach built on dctx's Memory.")
     ] = "forge_dc",
-    embedder: Annotated[
-        str,
-        typer.Option("--embedder", help="auto, minilm or hashing.", envvar="DCTX_BENCH_EMBEDDER"),
-    ] = "auto",
+    embedder: EmbedderOpt = "auto",
     show: Annotated[
         int, typer.Option("--show", help="List this many lost items (0: only the table).")
     ] = 20,
