@@ -152,6 +152,32 @@ def test_an_announcement_makes_the_turns_policy_standing() -> None:
     assert len(texts) == 2 and "store credit" in texts[1]
 
 
+def test_a_contrast_with_how_it_was_done_makes_a_command_standing() -> None:
+    # "plate" is no verb people correct agents with: alone it is this task's step
+    assert classify_sentence("plate only what the table ordered.") is SentenceKind.OTHER
+    said = "Rather than reheating the whole tray, plate only what the table ordered."
+    assert classify_sentence(said) is SentenceKind.DIRECTIVE
+    assert classify_sentence("Rather than the blue one, the red.") is SentenceKind.OTHER
+
+
+def test_what_follows_a_withdrawal_in_a_first_turn_replaces_it() -> None:
+    # nothing of this session can be withdrawn yet: the withdrawn rule is a standing one
+    turn = (
+        "Menu change, it replaces the old one. Forget the bread basket for every table: "
+        "nobody eats it. Instead, before the mains, bring a small soup to each guest."
+    )
+    _, directives = _classify_turn(turn, first_turn=True)
+    kinds = [k for k, _ in directives]
+    assert kinds == [SentenceKind.WITHDRAWAL, SentenceKind.DIRECTIVE]
+    assert "small soup" in directives[1][1]
+    # with no withdrawal before it, the same command in a first turn is this task's request
+    _, asked = _classify_turn(
+        "Menu change tonight. Before the mains, bring a small soup to each guest.",
+        first_turn=True,
+    )
+    assert asked == []
+
+
 def test_an_acceptance_the_filler_hides_is_read_once_not_forever() -> None:
     # a real turn (agents3a corpus): the acceptance matched only after the filler was taken
     # off, so it was taken off nothing and read again until the stack overflowed

@@ -48,6 +48,25 @@ def test_verbless_fragments(said: str, meant: str | None) -> None:
     assert as_imperative(said) == meant
 
 
+@pytest.mark.parametrize(
+    ("said", "meant"),
+    [
+        # a replacement named without a verb means "use ... instead"; why or where is kept
+        (
+            "Linen napkins instead, the paper ones blow off the terrace.",
+            "Use linen napkins instead, the paper ones blow off the terrace.",
+        ),
+        ("the copper pans instead", "Use the copper pans instead."),
+        ("Linen napkins instead?", None),  # asks
+        ("Instead, fold the napkins.", None),  # a command follows: nothing elided
+        ("We fold them instead.", None),  # a clause, not a fragment
+        ("Linen napkins instead, just this once.", None),
+    ],
+)
+def test_a_verbless_replacement_means_use_it_instead(said: str, meant: str | None) -> None:
+    assert as_imperative(said) == meant
+
+
 def test_commands_that_end_keep_or_forbid_a_practice() -> None:
     assert ceases("please stop adding the watermark")
     assert not ceases("stop the deploy")  # ends a task, not a practice

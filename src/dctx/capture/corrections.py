@@ -477,7 +477,12 @@ def _classify_turn(
     announced = False  # "Update for everyone: ..." makes the turn's later policy standing
     for k, sentence in enumerate(parts):
         kind = classify_sentence(sentence, first_turn=first_turn, announced=announced)
-        announced = announced or announces(sentence)
+        # nothing of a session can be withdrawn in its first turn: a withdrawal there is of a
+        # standing rule, and what the turn says after it replaces that rule ("Forget the
+        # deposit for new clients. Instead, request the pet's records before the first visit.")
+        announced = (
+            announced or announces(sentence) or (first_turn and kind is SentenceKind.WITHDRAWAL)
+        )
         kinds.append(kind)
         if _NOT_GENERAL.search(sentence) and directives:
             directives.pop()  # stated as one person's preference, not a rule

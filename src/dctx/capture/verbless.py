@@ -96,9 +96,11 @@ def standing_fragment(sentence: str) -> bool:
 def as_imperative(sentence: str) -> str | None:
     """The imperative a standing fragment means, or None when `sentence` is not one:
     "metric units, always" -> "Always use metric units."; "backups first, always, then the
-    upgrade" -> "Always do backups first, then the upgrade."."""
+    upgrade" -> "Always do backups first, then the upgrade."; a replacement named without a
+    verb, "Stereo plus a separate M&E instead, sales need it" -> "Use stereo plus a separate
+    M&E instead, sales need it."."""
     if not standing_fragment(sentence):
-        return None
+        return _as_replacement(sentence)
     topic, core = _topic(strip_filler(sentence).strip().rstrip(".!"))
     parts = [p.strip() for p in core.split(",") if p.strip()]
     opening = parts[0].split(maxsplit=1)
@@ -205,3 +207,23 @@ def _verbless_contrast(part: str) -> bool:
     if len(toks) < 2 or toks[0] not in _CONTRASTS:
         return False
     return _verbless(part.strip().split(maxsplit=1)[1])
+
+
+def _as_replacement(sentence: str) -> str | None:
+    """ "the words High / Medium / Low instead, first line of the memo": a verbless phrase
+    closed by "instead" names what replaces what the agent used; it means "use ... instead".
+    Whatever follows its comma (where, or why) is kept."""
+    core = strip_filler(sentence).strip()
+    head, comma, rest = core.partition(",")
+    head = head.rstrip(" .!")
+    toks = _tokens(head)
+    if len(toks) < 2 or toks[-1] != "instead" or core.endswith("?") or not _verbless(head):
+        return None
+    if ACCEPTANCE.match(core) or ONE_OFF.search(core):
+        return None
+    said = head.strip()
+    first = said.split()[0]
+    if first[1:] == first[1:].lower():
+        said = said[:1].lower() + said[1:]  # a capital that only opened the sentence
+    tail = f", {rest.strip().rstrip('.!')}" if comma and rest.strip() else ""
+    return f"Use {said}{tail}."
