@@ -47,3 +47,34 @@ def test_an_opening_request_keeps_nothing_of_its_statements(tmp_path: Path) -> N
     with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(STATES)) as memory:
         _capture(memory, STATES, first=True)
         assert _active(memory) == []
+
+
+BESIDE = (
+    "You forgot the ribbon. Wedding cakes travel in the chilled van. "
+    "And for the Okafor order, add a card from the bakers too."
+)
+
+
+def test_a_general_statement_beside_a_command_is_kept_too(tmp_path: Path) -> None:
+    # the command the cues find is this order's; the statement of how a kind of thing is
+    # handled is the one that lasts, and is kept beside it
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(BESIDE)) as memory:
+        _capture(memory, BESIDE)
+        active = _active(memory)
+    assert any("Wedding cakes travel in the chilled van" in text for text in active), active
+    assert not any("forgot" in text for text in active)
+
+
+REASON = (
+    "Careful, that cake has nuts. Wedding cakes with nuts get their own box. "
+    "If a wedding cake has nuts, box it apart and label the box."
+)
+
+
+def test_a_statement_that_gives_a_commands_reason_is_not_a_rule_of_its_own(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(REASON)) as memory:
+        _capture(memory, REASON)
+        active = _active(memory)
+    assert active and all(text.startswith("If a wedding cake has nuts") for text in active), active

@@ -51,7 +51,7 @@ from dctx.grammar import (
     states_generally,
 )
 from dctx.models import Message, Session
-from dctx.text import STOPWORDS, sentences, words
+from dctx.text import STOPWORDS, content_stems, sentences, words
 
 
 def describe_step(msg: Message) -> str:
@@ -346,6 +346,10 @@ def _directives(
         return []
     _kinds, directives = _classify_turn(text, first_turn=first_turn)
     if directives:
+        if not first_turn and verdict.p_lasting >= admit.active:
+            # beside a command, a standing fact of how a kind of thing is handled said in
+            # the same turn ("Every turnover gets the locks rekeyed. ... add that too")
+            directives = _in_turn_order(text, directives, _stated_generally(text, directives))
         if verdict.kind is TurnKind.WITHDRAWAL:
             return directives
         # a standing turn's withdrawals stand only where a replacement follows them ("forget
@@ -383,6 +387,44 @@ def _directives(
         SentenceKind.WITHDRAWAL if verdict.kind is TurnKind.WITHDRAWAL else SentenceKind.DIRECTIVE
     )
     return [(kind, strip_filler(p)) for p in parts[:2] if strip_filler(p)]
+
+
+def _stated_generally(text: str, taken: list[tuple[SentenceKind, str]]) -> list[str]:
+    """The sentences of a turn that state how a kind of thing is handled (grammar's
+    `states_generally`) and that the cues took as nothing else. One that speaks of what a
+    command of the turn speaks of is that command's reason ("Engineering bounces every bug
+    from a patched install" beside "if the install has an external patch, don't file a
+    bug"), not a rule of its own."""
+    said = {d for _, d in taken}
+    covered = [set(content_stems(d)) for _, d in taken]
+    return [
+        p
+        for p in (strip_filler(s) for s in sentences(text))
+        if p
+        and p not in said
+        and classify_sentence(p) is SentenceKind.OTHER
+        and states_generally(p)
+        and not any(len(set(content_stems(p)) & words) >= _REASON_OVERLAP for words in covered)
+    ]
+
+
+_REASON_OVERLAP = 2  # content words a statement shares with a command it gives the reason of
+
+
+def _in_turn_order(
+    text: str, directives: list[tuple[SentenceKind, str]], added: list[str]
+) -> list[tuple[SentenceKind, str]]:
+    """The directives with the `added` sentences put where the turn says them: a later
+    directive takes the subject of an earlier one (`_carry_subject`), so order is meaning."""
+    out = list(directives)
+    for sentence in added:
+        at = text.find(sentence)
+        k = next(
+            (i for i, (_, d) in enumerate(out) if 0 <= at < text.find(d[:40])),
+            len(out),
+        )
+        out.insert(k, (SentenceKind.DIRECTIVE, sentence))
+    return out
 
 
 def _gathered(
