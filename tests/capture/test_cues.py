@@ -27,6 +27,7 @@ from dctx.text import sentences
         "For Staff and above, any track, the loop needs a system design round.",
         "The 1-hour priority callback is for Platinum only, that's the rule for all of us.",
         "With the tier restructure that went live today, Gold members now also get the callback.",
+        "You need a signed waiver for every climber under 16.",
     ],
 )
 def test_directive(sentence: str) -> None:
@@ -50,6 +51,7 @@ def test_directive(sentence: str) -> None:
         "Image-cdn 404 spike, open a SEV3.",
         "Priya says her tent hasn't arrived and wants to know our late delivery policy.",
         "The CEO signed off, she's presenting off the plane and needs to work on the deck.",
+        "You need a break.",
     ],
 )
 def test_not_a_directive(sentence: str) -> None:

@@ -233,7 +233,11 @@ def _after_prefix(clause: str) -> str:
         rest = rest[m.end() :]
 
 
-_WANT_STANDING = re.compile(r"\bi (want|need|'d like|would like)\b.{0,80}$", re.IGNORECASE)
+# "anything under 12 months of runway, I want a red-flag line"; "you need a change ticket on
+# anything going into prod": a requirement, standing where the sentence speaks of any case
+_WANT_STANDING = re.compile(
+    r"\b(?:i (?:want|need|'d like|would like)|you(?:'ll| will)? need)\b.{0,80}$", re.IGNORECASE
+)
 _STANDING_CONTEXT = re.compile(
     r"\b(always|never|every|anything|whenever|going forward|from now on|each|any time)\b|"
     r"^\W*(when|if|for)\b",
@@ -295,7 +299,7 @@ def is_directive(sentence: str) -> bool:
     if _VERBLESS_FORMAT.match(core) and _standing(sentence):
         return True  # "Dates as YYYY-MM-DD please, always."
     if _WANT_STANDING.search(sentence) and _STANDING_CONTEXT.search(strip_filler(sentence)):
-        return True  # "anything under 12 months of runway, I want a red-flag line at the top"
+        return True
     clauses = [strip_filler(c) for c in _CLAUSE_SPLIT.split(core)[1:] if c]
     return any(imperative_clause(c, general=general) or _states_class_policy(c) for c in clauses)
 
