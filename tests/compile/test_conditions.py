@@ -216,6 +216,18 @@ def test_ladder_stays_one_rule() -> None:
     assert split_directives(kept) == [kept]  # "it" is the CET1
 
 
+def test_a_verbless_never_stays_with_the_command_it_completes() -> None:
+    from dctx.compile.phrasing import split_directives
+
+    # alone, "never a personal name" names no behaviour
+    signed = "Sign the letters 'The Allotment Committee', never a personal name"
+    assert split_directives(signed) == [signed]
+    assert split_directives("Bold the totals, never add a chart") == [
+        "Bold the totals",
+        "never add a chart",
+    ]
+
+
 def test_trailing_condition_belongs_to_its_own_clause() -> None:
     from dctx.compile.corrections import _clauses
 

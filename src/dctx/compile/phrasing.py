@@ -13,7 +13,7 @@ from dctx.capture.cues import imperative_clause, is_directive
 from dctx.capture.specs import opens_spec
 from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.compile.branches import says_otherwise
-from dctx.grammar import names_nothing
+from dctx.grammar import names_nothing, names_without_verb
 from dctx.models import RuleType
 
 _FRAMING = [
@@ -253,10 +253,24 @@ def _split_commands(part: str) -> list[str]:
         return [part]
     if any(_INSTEAD.search(p) for p in pieces[1:]):
         return [part]
-    return pieces
+    joined: list[str] = []
+    for piece in pieces:
+        if joined and _names_what_not(piece):
+            # "sign off 'Office of the Registrar', never a personal name": a verbless "never
+            # ..." is the other half of the command before it; alone it names no behaviour
+            joined[-1] = f"{joined[-1]}, {piece}"
+        else:
+            joined.append(piece)
+    return joined
 
 
 _INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
+
+
+def _names_what_not(piece: str) -> bool:
+    """ "never a personal name", "not the legal name": a negation and a thing, no verb."""
+    head, _, rest = piece.partition(" ")
+    return head.lower() in ("never", "not") and names_without_verb(rest)
 
 
 _REFERS_BACK = re.compile(r"^\w+(?:\s+\w+)?\s+(it|them)\b", re.IGNORECASE)
