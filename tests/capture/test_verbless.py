@@ -36,6 +36,8 @@ from dctx.capture.verbless import as_imperative, with_lone_adverbs
         ("That's how it goes, always.", None),
         # a topic whose value is one thing against another states the topic's convention
         ("seed packets: paper, not plastic.", "Seed packets: use paper, not plastic."),
+        ("seed packets: paper, never plastic.", "Seed packets: use paper, never plastic."),
+        ("seed packets: paper, never wrap them.", None),  # "never wrap them" commands
         ("paper, not plastic.", None),  # no topic: an answer to a question, maybe this once
         ("the blue one, not the red", None),
         (

@@ -56,9 +56,11 @@ _MAX_TOPIC = 4
 
 
 def _is_contrast(part: str) -> bool:
-    """The second half of "digest, not tag": "not" and the thing the topic's value is not."""
+    """The second half of "digest, not tag" or "the small van, never the big one": "not" and
+    the thing the topic's value is not, or "never" and it, with no verb ("never tag it" is a
+    command of its own)."""
     said = part.split()
-    return len(said) > 1 and said[0] == "not"
+    return len(said) > 1 and (said[0] == "not" or _verbless_contrast(part))
 
 
 def standing_fragment(sentence: str) -> bool:
@@ -75,6 +77,9 @@ def standing_fragment(sentence: str) -> bool:
         return False
     if any(_finite(t) for t in toks):
         return False
+    apart = [p.strip().lower() for p in core.rstrip(".!").split(",")]
+    if topic and len(apart) == 2 and _verbless(apart[0]) and _is_contrast(apart[1]):
+        return True
     if any(
         imperative_clause(c, general=_tokens(c)[:1] == ["always"])
         for c in _CLAUSE_SPLIT.split(core)
@@ -83,9 +88,6 @@ def standing_fragment(sentence: str) -> bool:
         # after an opening "always", any verb the parser reads as a command opens one
         # ("always laminate the labels"; "always oat milk" has none)
         return False
-    apart = [p.strip().lower() for p in core.rstrip(".!").split(",")]
-    if topic and len(apart) == 2 and apart[0] and _is_contrast(apart[1]):
-        return True
     placed = {toks[0], toks[-1], *(p for p in apart if " " not in p)}
     return any(
         t in STANDING_ADVERBS and t in placed and (k == 0 or toks[k - 1] != "as")
