@@ -39,3 +39,9 @@ def test_a_marker_that_asks_for_the_rule_here_keeps_it() -> None:
 def test_a_one_off_with_words_of_its_own_leaves_the_directive_before_it() -> None:
     turn = "Always print the receipt. Skip the fee just for this one."
     assert _directives(turn) == ["Always print the receipt."]
+
+
+def test_a_command_about_this_one_is_a_one_off() -> None:
+    # "on this one", as "for this one": the case in hand, not every case
+    turn = "Waive the late fee on this one: the return box was jammed. Always print the receipt."
+    assert _directives(turn) == ["Always print the receipt."]

@@ -122,7 +122,7 @@ ONE_OFF = _rx(
     r"\bfor this (one|report|ticket|case|request|memo|analysis|summary|email) only\b",
     r"\b(one-off|one off|exception this time)\b",
     r"\bfor now\b",
-    r"\bfor this one\b",
+    r"\b(for|on) this one\b",
     r"\b(don'?t|do not) make (a habit|it a habit|this a habit)\b",
     r"\bback to normal\b",
     r"\bthis time\b",
