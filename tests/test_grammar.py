@@ -144,6 +144,7 @@ def test_weights_other_than_the_tested_ones_are_refused(monkeypatch: pytest.Monk
         ("I want the totals in bold.", False),
         ("Do refunds need a receipt?", False),
         ("That order shipped on Monday.", False),
+        ("Overdue notices have been rewritten for the new system.", False),  # something done
         ("It works now.", False),
         ("Phrases are sequences of notes or chords.", False),  # a definition
     ],

@@ -337,9 +337,12 @@ def _named(token: Token) -> bool:
 
 
 def _in_the_present(verb: Token) -> bool:
-    """A main verb in the present: "fly", "gets"; "get settled", "are capped"; "should go"."""
+    """A main verb in the present: "fly", "gets"; "get settled", "are capped"; "should go".
+    Not the perfect ("documentation has been expanded"): that tells of something done."""
     if verb.tag_ in ("VBZ", "VBP"):
         return True
+    if any(c.dep_ == "aux" and c.lower_ in _PERFECT for c in verb.children):
+        return False
     helpers = [c.tag_ for c in verb.children if c.dep_ in ("aux", "auxpass")]
     return (verb.tag_ in ("VBN", "JJ") and any(t in ("VBZ", "VBP") for t in helpers)) or (
         verb.tag_ == "VB" and "MD" in helpers
@@ -385,6 +388,7 @@ _SEEMING = frozenset("seem seems look looks appear appears sound sounds feel fee
 # a copula as the main verb defines or describes ("phrases are sequences of notes"): a
 # definition is no practice, however general its subject
 _BEING = frozenset({"is", "are", "'s", "'re"})
+_PERFECT = frozenset({"has", "have", "'ve"})
 # words that point at a case in view: "before you send it", "when the invoice comes in"
 _PARTICULAR = frozenset("it this that these those them the her him his my our your".split())
 # words that point at what follows whatever their role ("as follows", "the following")
