@@ -154,14 +154,6 @@ def test_an_announcement_makes_the_turns_policy_standing() -> None:
     assert len(texts) == 2 and "store credit" in texts[1]
 
 
-def test_a_contrast_with_how_it_was_done_makes_a_command_standing() -> None:
-    # "plate" is no verb people correct agents with: alone it is this task's step
-    assert classify_sentence("plate only what the table ordered.") is SentenceKind.OTHER
-    said = "Rather than reheating the whole tray, plate only what the table ordered."
-    assert classify_sentence(said) is SentenceKind.DIRECTIVE
-    assert classify_sentence("Rather than the blue one, the red.") is SentenceKind.OTHER
-
-
 def test_what_follows_a_withdrawal_in_a_first_turn_replaces_it() -> None:
     # nothing of this session can be withdrawn yet: the withdrawn rule is a standing one
     turn = (

@@ -279,14 +279,7 @@ def is_directive(sentence: str) -> bool:
     led = _LEAD_CONDITION.match(core)
     # "Before any DELETE or UPDATE, clone the table": a clause of time about any case says
     # when the command holds, as a condition does (grammar.open_case; not "before you send it")
-    # "Rather than rewriting their clause, strike only the words": a sentence that opens on
-    # the way the agent worked and says the way to work instead corrects a way of working
-    general = (
-        bool(led)
-        or _standing(sentence)
-        or open_case(core, universal=True)
-        or bool(_OPENS_ON_CONTRAST.match(core))
-    )
+    general = bool(led) or _standing(sentence) or open_case(core, universal=True)
     core = _LEAD_CONDITION.sub("", core, count=1)
     if imperative_clause(core, general=general):
         return True
@@ -356,9 +349,6 @@ _EXAMPLES = re.compile(
     r"'[^']{2,80}'|\"[^\"]{2,80}\"|[‘“][^’”]{2,80}[’”]|\b(?:like|e\.g\.|for example|such as)\s+\S+",
     re.IGNORECASE,
 )
-
-
-_OPENS_ON_CONTRAST = re.compile(r"^(?:rather than|instead of)\b[^,;:]{2,120}[,;:]\s*\w", re.I)
 
 
 # the speaker's own plans, closings and acknowledgements of a rule are not directives
