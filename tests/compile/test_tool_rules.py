@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from dctx.capture.base import SessionContext, ToolPattern, ToolPatternSignal
 from dctx.compile.tool_rules import compile_tool_signal
 from dctx.models import Rule, RuleStatus
@@ -204,17 +206,40 @@ def test_separators_taken_out_are_a_format_lesson() -> None:
     assert '"4006381333931"' in text
 
 
-def test_a_name_refused_and_a_code_taken_is_a_lesson_about_codes() -> None:
+@pytest.mark.parametrize(
+    ("tool", "key", "refused", "taken", "expected"),
+    [
+        # a name refused and a code taken is a lesson about codes
+        (
+            "book_kennel",
+            "kennel_size",
+            "extra large",
+            "K-4",
+            'When calling book_kennel, pass `kennel_size` as a code, not in words (e.g. "K-4", '
+            'not "extra large").',
+        ),
+        # "PO 88412" refused, "4400088412" taken: the same number with its letters written as
+        # digits is the field's format, not another purchase order
+        (
+            "track_order",
+            "order",
+            "PO 88412",
+            "4400088412",
+            "When calling track_order, in `order`, write 10 digits, no letters (e.g. "
+            '"4400088412", not "PO 88412").',
+        ),
+    ],
+)
+def test_a_value_refused_and_one_taken_teach_the_fields_format(
+    tool: str, key: str, refused: str, taken: str, expected: str
+) -> None:
     text = _text(
         pattern=ToolPattern.RETRY_CHANGED_ARGS,
-        tool="book_kennel",
-        failed_args={"kennel_size": "extra large"},
-        success_args={"kennel_size": "K-4"},
+        tool=tool,
+        failed_args={key: refused},
+        success_args={key: taken},
     )
-    assert text == (
-        'When calling book_kennel, pass `kennel_size` as a code, not in words (e.g. "K-4", '
-        'not "extra large").'
-    )
+    assert text == expected
 
 
 def test_an_example_taken_from_tool_output_is_left_out_not_the_lesson() -> None:
@@ -229,21 +254,6 @@ def test_an_example_taken_from_tool_output_is_left_out_not_the_lesson() -> None:
     )
     assert rule.text == "When calling book_kennel, pass `kennel_size` as a code, not in words."
     assert rule.status is RuleStatus.ACTIVE and rule.from_tool_output == []
-
-
-def test_a_number_recoded_as_digits_is_a_format_lesson() -> None:
-    """ "PO 88412" refused, "4400088412" taken: the same number with its letters written as
-    digits is the field's format, not another purchase order."""
-    text = _text(
-        pattern=ToolPattern.RETRY_CHANGED_ARGS,
-        tool="track_order",
-        failed_args={"order": "PO 88412"},
-        success_args={"order": "4400088412"},
-    )
-    assert text == (
-        'When calling track_order, in `order`, write 10 digits, no letters (e.g. "4400088412", '
-        'not "PO 88412").'
-    )
 
 
 def test_another_number_altogether_is_still_another_entity() -> None:

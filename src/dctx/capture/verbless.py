@@ -119,10 +119,7 @@ def as_imperative(sentence: str) -> str | None:
         return None
     sequence = "first" in _tokens(body[0]) and any(p.lower().startswith("then ") for p in body[1:])
     verb = "do" if sequence else "use"
-    text = ", ".join(body)
-    first = text.split()[0]
-    if first[1:] == first[1:].lower():
-        text = text[:1].lower() + text[1:]  # a capital that only opened the sentence
+    text = _lower_opening(", ".join(body))
     head = f"{lead.capitalize()} {verb}" if lead else verb.capitalize()
     if topic:
         return f"{topic[:1].upper()}{topic[1:]}: {head[:1].lower()}{head[1:]} {text}."
@@ -223,9 +220,15 @@ def _as_replacement(sentence: str) -> str | None:
         return None
     if ACCEPTANCE.match(core) or ONE_OFF.search(core):
         return None
-    said = head.strip()
-    first = said.split()[0]
-    if first[1:] == first[1:].lower():
-        said = said[:1].lower() + said[1:]  # a capital that only opened the sentence
+    said = _lower_opening(head.strip())
     tail = f", {rest.strip().rstrip('.!')}" if comma and rest.strip() else ""
     return f"Use {said}{tail}."
+
+
+def _lower_opening(text: str) -> str:
+    """The text with a capital that only opened the sentence lowered ("Stereo plus ..." ->
+    "stereo plus ..."); an acronym or a mixed-case name ("M&E", "iPhone") keeps its case."""
+    first = text.split()[0]
+    if first[1:] == first[1:].lower():
+        return text[:1].lower() + text[1:]
+    return text

@@ -278,6 +278,7 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
             return f"pass `{key}` as a string"
         return None
     if isinstance(old, str) and isinstance(new, str):
+        example = f"(e.g. {json.dumps(new)}, not {json.dumps(old)})"
         shape = date_format(new)
         if shape is not None and date_format(old) != shape:
             return f"format `{key}` as {shape}"
@@ -288,14 +289,12 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
                 return f"use lowercase `{key}` values"
         separator = _separator_change(old, new)
         if separator is not None:
-            return f"in `{key}`, {separator} (e.g. {json.dumps(new)}, not {json.dumps(old)})"
+            return f"in `{key}`, {separator} {example}"
         if _IDENTIFIER.match(new) and _IN_WORDS.match(old):
             # "framing" refused, "B-104" taken: the field wants a code, not a name
-            said = f"(e.g. {json.dumps(new)}, not {json.dumps(old)})"
-            return f"pass `{key}` as a code, not in words {said}"
+            return f"pass `{key}` as a code, not in words {example}"
         if _recoded_as_digits(old, new):
-            said = f"(e.g. {json.dumps(new)}, not {json.dumps(old)})"
-            return f"in `{key}`, write {len(new)} digits, no letters {said}"
+            return f"in `{key}`, write {len(new)} digits, no letters {example}"
         if _IDENTIFIER.match(old) and _IDENTIFIER.match(new):
             return None  # another id: a different entity, not a lesson
         if old.lower() in new.lower() and old != new:
