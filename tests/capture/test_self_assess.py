@@ -479,26 +479,5 @@ def test_a_value_the_person_gave_after_the_failure_is_not_taken_from_an_earlier_
         .step("check_lot", {"recalls": []}, lot="24-1178")
         .session()
     )
-    assert assess([s]) == []  # nor a lesson of changed arguments: the slip was the person's
-
-
-def test_a_retry_with_the_value_the_person_gave_teaches_nothing() -> None:
-    """The agent passed the person's typo on, asked, and was told the right name: the new
-    value is the person's, the slip too, and no habit of the agent's is shown."""
-    s = (
-        Trace("restock the shelves in aisel 4")
-        .step("get_aisle", "Error: aisle 'aisel 4' not found", aisle="aisel 4")
-        .say("assistant", "There's no 'aisel 4'. Did you mean aisle 4?")
-        .say("user", "yes sorry, aisle 4")
-        .step("get_aisle", {"shelves": 12}, aisle="aisle 4")
-        .session()
-    )
-    assert assess([s]) == []
-    # the same retry with no word from the person in between is the agent's own lesson
-    alone = (
-        Trace("restock the shelves in aisle 4")
-        .step("get_aisle", "Error: aisle 'aisel 4' not found", aisle="aisel 4")
-        .step("get_aisle", {"shelves": 12}, aisle="aisle 4")
-        .session()
-    )
-    assert only(assess([alone])).pattern == ToolPattern.RETRY_CHANGED_ARGS
+    sig = only(assess([s]))
+    assert sig.pattern == ToolPattern.RETRY_CHANGED_ARGS and sig.other_tool is None

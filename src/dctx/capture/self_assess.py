@@ -346,8 +346,6 @@ def session_signals(
         if verdict is None:
             continue
         pattern, other = verdict
-        if told and pattern == ToolPattern.RETRY_CHANGED_ARGS:
-            continue  # the new value is the person's ("yes sorry, analytics"): their slip
         worked = other if pattern == ToolPattern.DEAD_SOURCE and success is None else success
         signal = ToolPatternSignal(
             ctx=session_context(session),
