@@ -11,6 +11,7 @@ and its sighting, and promotes it once `Admission` is met (compile/admission.py)
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from dctx.models import (
     RuleSource,
     RuleStatus,
     Scope,
+    Trigger,
     TriggerKind,
     to_dict,
     utcnow,
@@ -120,6 +122,8 @@ class Rulebook:
         self._turn: dict[str, tuple[str | None, str]] = {}
         # turns (conversation, text) that withdrew a rule: their "instead" names that rule
         self._withdrew_in: set[tuple[str | None, str]] = set()
+        # turns whose rule replaced an older one: (the request it was said on, the reach it took)
+        self._reach: dict[tuple[str | None, str], tuple[str, Trigger]] = {}
 
     @property
     def vectors(self) -> Vector:
@@ -129,6 +133,12 @@ class Rulebook:
     # ------------------------------------------------------------------ merge
     def add(self, rule: Rule, raw: str = "") -> None:
         vec = self.embedder.embed([rule.text])[0]
+        reach = self._reach.get((rule.conversation_id, raw)) if raw else None
+        if reach is not None and by_the_request(rule, reach[0]):
+            # said in the turn that replaced an older rule, on the same request: the turn's
+            # rules go where its replacement went ("the refund window is 14 days now. Between
+            # day 15 and 30 we give store credit")
+            rule.trigger = _reaching(reach[1], rule)
         if rule.source is RuleSource.SELF_ASSESSMENT:
             self._add_tool_rule(rule, vec)
             return
@@ -166,7 +176,7 @@ class Rulebook:
                 rule.group = f"{best.group}+{rule.id}"  # one turn's rules never replace each other
             elif best.actor == rule.actor and best.scope.subject == rule.scope.subject:
                 rule.group = best.group
-                self._supersede(best, rule)
+                self._supersede(best, rule, raw)
                 self._relate(best, "superseded", rule, rule.id, sim)
             elif contradicts(best, rule, sim, contrasted=_contrasts(best, rule, raw)):
                 # another person's rule for the same slot with another value: resolved per
@@ -184,7 +194,7 @@ class Rulebook:
             named = self._named_in_turn(rule, raw)
             if named is not None:
                 rule.group = named.group
-                self._supersede(named, rule)
+                self._supersede(named, rule, raw)
                 self._relate(named, "superseded", rule, rule.id, None)
         self._append(rule, vec)
         if raw:
@@ -357,15 +367,20 @@ class Rulebook:
             Relation(old.id, kind, by, new.conversation_id, list(new.evidence_ids), sim)
         )
 
-    def _supersede(self, old: Rule, new: Rule) -> None:
+    def _supersede(self, old: Rule, new: Rule, raw: str = "") -> None:
         if new.trigger.kind is TriggerKind.QUERY and old.trigger.kind in (
             TriggerKind.ALWAYS,
             TriggerKind.TOOL,
+            TriggerKind.QUERY,
         ):
-            # the replacement reaches where the rule it replaces did (every run, or every call
-            # of its tool), not only requests like the one it was said in
-            new.trigger.kind, new.trigger.text = old.trigger.kind, new.text
-            new.trigger.tool, new.trigger.after_tool = old.trigger.tool, old.trigger.after_tool
+            # the replacement reaches where the rule it replaces did (every run, every call of
+            # its tool, or the requests the old rule was learned on: "the refund window is 14
+            # days now", said on any errand, answers the returns "30 days" answered), not only
+            # requests like the one it was said on
+            asked_on = new.trigger.text
+            new.trigger = _reaching(old.trigger, new)
+            if raw:
+                self._reach[(new.conversation_id, raw)] = (asked_on, old.trigger)
         old.status = RuleStatus.SUPERSEDED
         old.superseded_by = new.id
         old.history.append({"at": utcnow(), "event": "superseded", "by": new.id})
@@ -498,3 +513,20 @@ def _same_condition(a: Rule, b: Rule) -> bool:
     if a.trigger.kind != b.trigger.kind and "data" in (a.trigger.kind, b.trigger.kind):
         return False
     return set(a.trigger.keywords) == set(b.trigger.keywords)
+
+
+def by_the_request(rule: Rule, asked_on: str) -> bool:
+    """Is the rule delivered by resemblance to the request `asked_on` (its situation)?"""
+    return rule.trigger.kind is TriggerKind.QUERY and rule.trigger.text == asked_on
+
+
+def _reaching(reach: Trigger, rule: Rule) -> Trigger:
+    """The rule's trigger with the reach of `reach` (a QUERY rule's situation, every run, or
+    every call of a tool); a trigger that is the rule's own words says the rule's."""
+    return dataclasses.replace(
+        rule.trigger,
+        kind=reach.kind,
+        text=reach.text if reach.kind is TriggerKind.QUERY else rule.text,
+        tool=reach.tool,
+        after_tool=reach.after_tool,
+    )
