@@ -332,3 +332,40 @@ def test_a_down_tool_followed_by_unrelated_work_is_no_replacement(mem: Memory) -
         other = [call("c2", "quote_freight", query="customs lead time"), result("c2", {"days": 2})]
         _capture(mem, conv, [*messages[:-1], *other, messages[-1]])
     assert _freight_lessons(mem) == []
+
+
+def _stock(skus: list[str], *, listing: list[str]) -> list[dict[str, Any]]:
+    """A warehouse assistant asks the scanner feed about some SKUs; it is down, and the agent
+    reads the bin listing of the aisle instead, which holds `listing`."""
+    return [
+        user(f"Are {' and '.join(skus)} on the shelf?"),
+        call("c1", "scanner_feed_status", skus=skus),
+        result("c1", TIMED_OUT),
+        call("c2", "bin_listing", aisle=14),
+        result("c2", {"bins": [{"sku": s, "qty": 3} for s in listing]}),
+        assistant("Both are on the shelf."),
+    ]
+
+
+def _stock_lessons(mem: Memory) -> list[Any]:
+    return [
+        r
+        for r in mem.rules(status=list(RuleStatus))
+        if r.source is RuleSource.SELF_ASSESSMENT and "scanner_feed_status" in r.text
+    ]
+
+
+def test_a_down_tool_whose_question_another_result_answers_was_replaced(mem: Memory) -> None:
+    """The next call carries none of the SKUs on (it lists an aisle), but its result holds
+    every SKU the down tool was asked about: the agent got that answer there instead."""
+    _capture(mem, "s1", _stock(["WX-3301", "WX-3302"], listing=["WX-3301", "WX-3302", "WX-3307"]))
+    _capture(mem, "s2", _stock(["KB-1180"], listing=["KB-1180", "KB-1181"]), actor="lina")
+    [rule] = _stock_lessons(mem)
+    assert rule.text == "Use bin_listing instead of scanner_feed_status."
+    assert rule.status is RuleStatus.ACTIVE and rule.support == 2
+
+
+def test_a_result_that_answers_only_part_of_the_question_is_no_replacement(mem: Memory) -> None:
+    _capture(mem, "s1", _stock(["WX-3301", "WX-3302"], listing=["WX-3301", "WX-3307"]))
+    _capture(mem, "s2", _stock(["KB-1180", "KB-1190"], listing=["KB-1180"]), actor="lina")
+    assert _stock_lessons(mem) == []

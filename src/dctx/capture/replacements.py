@@ -106,10 +106,22 @@ def _substitute(failed: CallOutcome, other: CallOutcome) -> bool:
     """Did the agent use `other` in place of `failed`? A tool of the same purpose and family
     (get_prices / get_prices_v2); or, where the failed tool was down, the next call that
     carries its input on ("top_pods(namespace='analytics')" down, then a metrics query over
-    namespace "analytics"): with nothing run, nothing else explains the switch."""
+    namespace "analytics") or whose result answers for all of it (status of rooms "704" and
+    "706" asked, down; a room listing that holds both rooms): with nothing run, nothing else
+    explains the switch."""
     if _same_purpose(failed, other) and _one_family(failed.name, other.name):
         return True
-    return _down(failed) and _carries(failed.args, other.args)
+    return _down(failed) and (
+        _carries(failed.args, other.args) or _answers_for(failed.args, other.fields)
+    )
+
+
+def _answers_for(given: dict[str, Any], result: dict[str, str]) -> bool:
+    """Does a result (its values, `CallOutcome.fields`) hold every value of three characters
+    or more that the call asked about (a list's every item)?"""
+    asked = {v.lower() for v in scalars(given) if len(v) >= 3}
+    held = {str(json.loads(v)).strip().lower() for v in result}
+    return bool(asked) and asked <= held
 
 
 def _carries(given: dict[str, Any], then: dict[str, Any]) -> bool:
