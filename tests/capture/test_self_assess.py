@@ -481,3 +481,30 @@ def test_a_value_the_person_gave_after_the_failure_is_not_taken_from_an_earlier_
     )
     sig = only(assess([s]))
     assert sig.pattern == ToolPattern.RETRY_CHANGED_ARGS and sig.other_tool is None
+
+
+def test_a_value_the_person_mistyped_and_then_typed_again_is_no_lesson() -> None:
+    """They typed the project that failed and, asked, the one that worked: their slip."""
+    s = (
+        Trace("list the open tickets for project atlsa")
+        .step("list_tickets", "Error: 404 project 'atlsa' not found", project="atlsa")
+        .say("assistant", "There's no project 'atlsa'. Did you mean atlas?")
+        .say("user", "yes sorry, atlas")
+        .step("list_tickets", {"tickets": []}, project="atlas")
+        .session()
+    )
+    assert assess([s]) == []
+
+
+def test_a_value_the_agent_chose_and_the_person_corrected_is_still_a_lesson() -> None:
+    """The failed value was the agent's own ("ATL"), not the person's: the fix teaches."""
+    s = (
+        Trace("list the open tickets for the atlas project")
+        .step("list_tickets", "Error: 404 project 'ATL' not found", project="ATL")
+        .say("assistant", "No project ATL. Which key is it?")
+        .say("user", "the key is atlas")
+        .step("list_tickets", {"tickets": []}, project="atlas")
+        .session()
+    )
+    sig = only(assess([s]))
+    assert sig.pattern == ToolPattern.RETRY_CHANGED_ARGS

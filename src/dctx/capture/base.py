@@ -133,6 +133,9 @@ class ToolPatternSignal:
     # not yet seen in enough conversations (capture/replacements.py): stored as a CANDIDATE
     # that only a confirmed sighting or a person admits
     candidate: bool = False
+    # RETRY_CHANGED_ARGS where the person typed the value that failed and the one that worked
+    # (a typo of theirs): no lesson, kept only until `drop_choices` has read its change
+    persons_slip: bool = False
 
 
 @runtime_checkable

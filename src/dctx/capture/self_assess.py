@@ -1,9 +1,11 @@
 """Self-assessment: behavioral lessons from the structure of tool calls alone (paper, 4.1).
 
 Reads only tool-call names, arguments and whether each result is an error (and of which class,
-`tool_errors`). The text of user and assistant messages is never read; the text of results only
-decides error vs success and is kept, shortened, as evidence. Tool-only input is deliberate: it
-keeps the analysis on observable patterns.
+`tool_errors`). The text of assistant messages is never read, and the person's only for one
+thing: whether they typed both values of a changed retry (the value that failed before it,
+the one that worked after it: their slip, no lesson), so their words can take a lesson away,
+never make one; the text of results only decides error vs success and is kept, shortened, as
+evidence. Tool-only input is deliberate: it keeps the analysis on observable patterns.
 
 Within a session, each failing call of tool T starts a chain: later calls of T are retries,
 calls of other tools in between are the "between" calls, until T succeeds or the session moves
@@ -16,7 +18,8 @@ on (more than `MAX_GAP` other calls since the last attempt). The chain is then j
   the failure and the retry (only where a user turn lies is read, never its text).
 - DEAD_SOURCE: a dead/not-found source: T succeeds with another source-like argument, or T never
   succeeds and a different tool for the same purpose does.
-- RETRY_CHANGED_ARGS: T succeeds with different arguments, nothing else explains it.
+- RETRY_CHANGED_ARGS: T succeeds with different arguments, nothing else explains it (and the
+  person did not type both the failed and the working value).
 Across sessions, RECURRING_FAILURE: the same tool fails with the same argument value in two or
 more sessions and never succeeds with it.
 
@@ -313,6 +316,32 @@ def _gave_up_on(first: CallOutcome, success: CallOutcome | None, identical: bool
     )
 
 
+def _persons_values(session: Session, failed: CallOutcome, success: CallOutcome) -> bool:
+    """Did the person type every changed value: the one that failed before the failed call,
+    the one that worked between it and the call that worked?"""
+    changed = [k for k in failed.args if _canon(failed.args[k]) != _canon(success.args.get(k))]
+    if not changed or any(k not in success.args for k in changed):
+        return False
+    before = _user_words(session, 0, failed.call_index)
+    between = _user_words(session, failed.call_index, success.call_index)
+    return all(_typed(failed.args[k], before) and _typed(success.args[k], between) for k in changed)
+
+
+def _user_words(session: Session, start: int, end: int) -> str:
+    return " ".join(
+        (m.content or "").lower()
+        for m in session.messages
+        if m.role == "user" and start <= m.index < end
+    )
+
+
+def _typed(value: Any, words: str) -> bool:
+    """A string value of three characters or more said whole in the person's words."""
+    if not isinstance(value, str) or len(value.strip()) < 3:
+        return False
+    return re.search(rf"(?<![\w-]){re.escape(value.strip().lower())}(?![\w-])", words) is not None
+
+
 def _indexes(*calls: CallOutcome | None) -> list[int]:
     found = {i for c in calls if c for i in (c.call_index, c.result_index) if i is not None}
     return sorted(found)
@@ -361,6 +390,12 @@ def session_signals(
             after_tool=calls[first.pos - 1].name if first.pos > 0 else None,
             message_indexes=_indexes(*attempts, other, success),
             conversation_ids=[session.conversation_id],
+            # the person typed the value that failed ("pods in anlytics") and then the one
+            # that worked ("sorry, analytics"): their slip, not a lesson about the tool
+            persons_slip=told
+            and success is not None
+            and pattern is ToolPattern.RETRY_CHANGED_ARGS
+            and _persons_values(session, first, success),
         )
         key = _canon([pattern, signal.tool, signal.other_tool, first.key, signal.success_args])
         if key in seen:  # the same lesson again in this session: one signal, more evidence
@@ -499,7 +534,8 @@ def assess(
         out.extend(signals)
     for where, group in groups.items():
         out.extend(_recurring(group, _fix_keys(found[where])))
-    return mark_untrusted(drop_choices(out), sessions)
+    lessons = [s for s in drop_choices(out) if not s.persons_slip]
+    return mark_untrusted(lessons, sessions)
 
 
 def drop_choices(signals: list[ToolPatternSignal]) -> list[ToolPatternSignal]:
