@@ -82,6 +82,58 @@ def test_format_lesson_is_not_tied_to_the_tool_before_it() -> None:
     assert text == "When calling get_price_history, format `start` as YYYY-MM-DD."
 
 
+def test_format_lesson_is_delivered_before_any_call_of_its_tool() -> None:
+    """The call that came before the failed one is not when the lesson holds: a trigger that
+    waited for it would come after the first call the lesson governs."""
+    rule = _rule(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="get_price_history",
+        failed_args={"start": "01/01/2025"},
+        success_args={"start": "2025-01-01"},
+        after_tool="get_financials",
+    )
+    assert rule.trigger.tool == "get_price_history" and rule.trigger.after_tool is None
+    value_from_result = _rule(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="escalate",
+        failed_args={"team": "tier2"},
+        success_args={"team": "billing_ops"},
+        after_tool="get_invoice",
+    )
+    assert value_from_result.trigger.after_tool == "get_invoice"
+
+
+@pytest.mark.parametrize(
+    ("failed", "worked", "lesson"),
+    [
+        ("4471093", "SO-4471093", 'format `ref` like "SO-<ref>"'),
+        ("88120", "88120-EU", 'format `ref` like "<ref>-EU"'),
+    ],
+)
+def test_the_same_id_with_a_prefix_or_suffix_is_the_form_the_field_wants(
+    failed: str, worked: str, lesson: str
+) -> None:
+    text = _text(
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="get_shipment",
+        failed_args={"ref": failed},
+        success_args={"ref": worked},
+    )
+    assert text == f"When calling get_shipment, {lesson}."
+
+
+@pytest.mark.parametrize(("failed", "worked"), [("4471", "44710"), ("SO-4471093", "SO-4471094")])
+def test_another_id_teaches_no_format(failed: str, worked: str) -> None:
+    signal = ToolPatternSignal(
+        ctx=CTX,
+        pattern=ToolPattern.RETRY_CHANGED_ARGS,
+        tool="get_shipment",
+        failed_args={"ref": failed},
+        success_args={"ref": worked},
+    )
+    assert compile_tool_signal(signal) is None
+
+
 def test_prerequisite_names_the_argument_it_fills() -> None:
     text = _text(
         pattern=ToolPattern.MISSING_PREREQUISITE,

@@ -89,7 +89,7 @@ def compile_tool_signal(signal: ToolPatternSignal) -> tuple[Rule, Evidence] | No
         id=new_id("rule"),
         text=text,
         type=RuleType.CONTENT,
-        trigger=_tool_trigger(signal),
+        trigger=_tool_trigger(signal, text),
         scope=Scope(namespace=ctx.namespace, skill=ctx.skill, actor=None),
         source=RuleSource.SELF_ASSESSMENT,
         actor=None,
@@ -124,7 +124,7 @@ def sighting(conversation_id: str, actor: str | None) -> dict[str, Any]:
     return {"at": utcnow(), "event": "seen", "conversation": conversation_id, "actor": actor}
 
 
-def _tool_trigger(signal: ToolPatternSignal) -> Trigger:
+def _tool_trigger(signal: ToolPatternSignal, text: str) -> Trigger:
     if signal.situation:
         # applies to that kind of request, seen in the query or the data, not to every run
         return Trigger(
@@ -133,11 +133,17 @@ def _tool_trigger(signal: ToolPatternSignal) -> Trigger:
             keywords=[root for _, root in signal.situation],
             node_id=signal.node_id,
         )
+    after = signal.after_tool
+    if signal.pattern is ToolPattern.RETRY_CHANGED_ARGS and not text.startswith("After "):
+        # how the tool wants its arguments ("format `order_id` like "SO-<order_id>"") holds
+        # for every call of it; the call that happened to come before the failed one is no
+        # part of the lesson, and waiting for it would come after the first call it governs
+        after = None
     return Trigger(
         kind=TriggerKind.TOOL,
         text=f"before calling {signal.tool}",
         tool=signal.tool,
-        after_tool=signal.after_tool,
+        after_tool=after,
         node_id=signal.node_id,
     )
 
@@ -295,7 +301,7 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
             return f"pass `{key}` as a code, not in words {example}"
         if _recoded_as_digits(old, new):
             return f"in `{key}`, write {len(new)} digits, no letters {example}"
-        if _IDENTIFIER.match(old) and _IDENTIFIER.match(new):
+        if _IDENTIFIER.match(old) and _IDENTIFIER.match(new) and not _affixed(old, new):
             return None  # another id: a different entity, not a lesson
         if old.lower() in new.lower() and old != new:
             template = re.sub(re.escape(old), f"<{key}>", new, flags=re.IGNORECASE)
@@ -310,6 +316,15 @@ def _value_change(key: str, old: Any, new: Any) -> str | None:
     if isinstance(old, bool) or isinstance(new, bool):
         return f"set `{key}` to {json.dumps(new)}"
     return None
+
+
+def _affixed(old: str, new: str) -> bool:
+    """ "4471093" refused, "SO-4471093" taken: the same id with a prefix or suffix that is not
+    more digits is the form the field wants, not another entity ("4471" -> "44710" is one)."""
+    if new == old or not (new.startswith(old) or new.endswith(old)):
+        return False
+    added = new[len(old) :] if new.startswith(old) else new[: len(new) - len(old)]
+    return not added.isdigit()
 
 
 def _recoded_as_digits(old: str, new: str) -> bool:
