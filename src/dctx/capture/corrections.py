@@ -30,6 +30,7 @@ from dctx.capture.cues import (
     command_words,
     continues,
     is_directive,
+    looks_ahead,
     prohibits,
     strip_filler,
     takes_away,
@@ -93,6 +94,7 @@ def find_corrections(
     decided = dict(zip((m.index for m, _ in taught), verdicts, strict=True))
     meant = _spell_out_fragments(taught, decided, reader)
     specs = _read_specs_alone(taught, decided, reader, meant)
+    _read_standing_alone(taught, decided, reader, meant)
     tracker = SubjectTracker()
     signals: list[CorrectionSignal] = []
     situation: list[str] = []
@@ -271,6 +273,36 @@ def _read_specs_alone(
         if verdict.p_lasting > decided[index].p_lasting:
             decided[index] = verdict
     return specs
+
+
+def _read_standing_alone(
+    taught: list[tuple[Message, TurnInput]],
+    decided: dict[int, TurnVerdict],
+    reader: TurnClassifier,
+    meant: dict[int, str],
+) -> None:
+    """Each turn's commands said to hold from now on ("Going forward please hold a seat and
+    send me the options first", cues' `looks_ahead`), read again without the rest of the turn:
+    a complaint and a request for this task beside them are what the reader weighs against a
+    lasting reading. The more lasting reading stands."""
+    alone: dict[int, TurnInput] = {}
+    for msg, turn in taught:
+        parts = sentences(meant.get(msg.index, turn.text))
+        if len(parts) < 2:
+            continue
+        marked = [
+            p
+            for p in parts
+            if looks_ahead(p)
+            and classify_sentence(p, first_turn=turn.first_turn) is SentenceKind.DIRECTIVE
+        ]
+        if marked and len(marked) < len(parts):
+            alone[msg.index] = dataclasses.replace(turn, text=" ".join(marked))
+    if not alone:
+        return
+    for index, verdict in zip(alone, reader.read(list(alone.values())), strict=True):
+        if verdict.p_lasting > decided[index].p_lasting:
+            decided[index] = verdict
 
 
 def _revised(

@@ -416,6 +416,22 @@ def turn_aftermath(kinds: list[SentenceKind]) -> Aftermath:
     return Aftermath.NEW_REQUEST
 
 
+# adverbials that carry a practice past the task at hand: "from now on", "going forward",
+# "next time", "in future", "(not) anymore". Unlike "always" or "make sure", which real
+# coding turns use for this task's instructions too, they mark standing corrections
+# (measured on the labelled real turns, README "Real conversations")
+_FROM_NOW_ON = re.compile(
+    r"\b(from now on|going forward|moving forward|from here on|next time|in (the )?future|"
+    r"any ?more)\b",
+    re.IGNORECASE,
+)
+
+
+def looks_ahead(text: str) -> bool:
+    """Does the text say its practice holds from now on ("going forward, hold a seat")?"""
+    return _FROM_NOW_ON.search(text) is not None
+
+
 def standing_cue(text: str) -> bool:
     """Does the text carry a persistence cue ("always", "from now on", "our policy")?"""
     return _standing(text)

@@ -1,0 +1,56 @@
+"""A command said to hold from now on, inside a turn that also complains and asks for this task,
+is read again without the rest of the turn; the more lasting reading stands. Only commands
+that look ahead ("from now on", "going forward", "next time") are read alone: on real coding
+turns "always" and "make sure" open this task's instructions as often as standing ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dctx.memory import Memory
+from dctx.models import RuleStatus
+from stub_reader import SureOf
+
+COMPLAINT = "Ugh, the courier came at 7am and nobody was at the dock, so the driver left."
+AHEAD = "From now on, book delivery slots after 9am only."
+ALWAYS = "Always book delivery slots after 9am."
+
+
+def _capture(memory: Memory, turn: str) -> None:
+    memory.capture(
+        [
+            {"role": "user", "content": "Book the Tuesday delivery of the new shelving."},
+            {"role": "assistant", "content": "Booked the 07:00 slot on Tuesday."},
+            {"role": "user", "content": turn},
+            {"role": "assistant", "content": "Noted, rebooked for 09:30."},
+        ],
+        actor="rey",
+        skill="warehouse_desk",
+    )
+
+
+def _active(memory: Memory) -> list[str]:
+    return [r.text for r in memory.rules(status=RuleStatus.ACTIVE)]
+
+
+def test_a_command_that_looks_ahead_is_read_without_the_complaint(tmp_path: Path) -> None:
+    # the reader is sure of the command alone, not of the whole turn
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(AHEAD)) as memory:
+        _capture(memory, f"{COMPLAINT} {AHEAD}")
+        active = _active(memory)
+    assert len(active) == 1 and "after 9am" in active[0]
+
+
+def test_an_always_command_is_not_read_alone(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(ALWAYS)) as memory:
+        _capture(memory, f"{COMPLAINT} {ALWAYS}")
+        assert _active(memory) == []
+
+
+def test_the_shipped_reader_admits_the_turn(tmp_path: Path) -> None:
+    """The shipped reader doubts the whole turn (p 0.16, below its candidate band) and is sure
+    enough of the command alone (p 0.30, above its active band)."""
+    with Memory(tmp_path / "m.db", embedder="hashing") as memory:
+        _capture(memory, f"{COMPLAINT} {AHEAD}")
+        active = _active(memory)
+    assert any("after 9am" in t for t in active)
