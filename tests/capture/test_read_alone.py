@@ -1,11 +1,14 @@
 """A command said to hold from now on, inside a turn that also complains and asks for this task,
 is read again without the rest of the turn; the more lasting reading stands. Only commands
 that look ahead ("from now on", "going forward", "next time") are read alone: on real coding
-turns "always" and "make sure" open this task's instructions as often as standing ones."""
+turns "always" and "make sure" open this task's instructions as often as standing ones, and
+"in the future" says when something may happen as often as how to work."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from dctx.memory import Memory
 from dctx.models import RuleStatus
@@ -14,6 +17,7 @@ from stub_reader import SureOf
 COMPLAINT = "Ugh, the courier came at 7am and nobody was at the dock, so the driver left."
 AHEAD = "From now on, book delivery slots after 9am only."
 ALWAYS = "Always book delivery slots after 9am."
+MAY_HAPPEN = "We should book slots after 9am for deliveries that might come in the future."
 
 
 def _capture(memory: Memory, turn: str) -> None:
@@ -41,9 +45,10 @@ def test_a_command_that_looks_ahead_is_read_without_the_complaint(tmp_path: Path
     assert len(active) == 1 and "after 9am" in active[0]
 
 
-def test_an_always_command_is_not_read_alone(tmp_path: Path) -> None:
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(ALWAYS)) as memory:
-        _capture(memory, f"{COMPLAINT} {ALWAYS}")
+@pytest.mark.parametrize("command", [ALWAYS, MAY_HAPPEN])
+def test_a_command_that_does_not_look_ahead_is_not_read_alone(tmp_path: Path, command: str) -> None:
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(command)) as memory:
+        _capture(memory, f"{COMPLAINT} {command}")
         assert _active(memory) == []
 
 

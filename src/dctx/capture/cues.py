@@ -417,12 +417,12 @@ def turn_aftermath(kinds: list[SentenceKind]) -> Aftermath:
 
 
 # adverbials that carry a practice past the task at hand: "from now on", "going forward",
-# "next time", "in future", "(not) anymore". Unlike "always" or "make sure", which real
-# coding turns use for this task's instructions too, they mark standing corrections
-# (measured on the labelled real turns, README "Real conversations")
+# "next time", "(not) anymore". Unlike "always" or "make sure", which real coding turns use
+# for this task's instructions too, they mark standing corrections (measured on the labelled
+# real turns, README "Real conversations"); "in the future" does not, it is as often when
+# something may happen ("components that might be added in the future")
 _FROM_NOW_ON = re.compile(
-    r"\b(from now on|going forward|moving forward|from here on|next time|in (the )?future|"
-    r"any ?more)\b",
+    r"\b(from now on|going forward|moving forward|from here on|next time|any ?more)\b",
     re.IGNORECASE,
 )
 
