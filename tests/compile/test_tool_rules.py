@@ -24,17 +24,18 @@ def _text(**kw: Any) -> str:
 
 
 def test_retry_lesson_names_the_tool_whose_result_preceded_it() -> None:
-    text = _text(
+    rule = _rule(
         pattern=ToolPattern.RETRY_CHANGED_ARGS,
         tool="escalate",
         failed_args={"team": "tier2"},
         success_args={"team": "billing_ops"},
         after_tool="get_invoice",
     )
-    assert text == (
+    assert rule.text == (
         'After get_invoice returns, when calling escalate, use `team`="billing_ops" '
         'instead of "tier2".'
     )
+    assert rule.trigger.after_tool == "get_invoice"  # the value follows that tool's result
 
 
 def test_retry_lesson_without_a_preceding_tool_is_unconditional() -> None:
@@ -72,19 +73,8 @@ def test_separator_swap_is_a_format_lesson() -> None:
 
 
 def test_format_lesson_is_not_tied_to_the_tool_before_it() -> None:
-    text = _text(
-        pattern=ToolPattern.RETRY_CHANGED_ARGS,
-        tool="get_price_history",
-        failed_args={"start": "01/01/2025"},
-        success_args={"start": "2025-01-01"},
-        after_tool="get_financials",
-    )
-    assert text == "When calling get_price_history, format `start` as YYYY-MM-DD."
-
-
-def test_format_lesson_is_delivered_before_any_call_of_its_tool() -> None:
-    """The call that came before the failed one is not when the lesson holds: a trigger that
-    waited for it would come after the first call the lesson governs."""
+    """Neither in its words nor in its trigger: a trigger that waited for the call that came
+    before the failed one would come after the first call the lesson governs."""
     rule = _rule(
         pattern=ToolPattern.RETRY_CHANGED_ARGS,
         tool="get_price_history",
@@ -92,15 +82,8 @@ def test_format_lesson_is_delivered_before_any_call_of_its_tool() -> None:
         success_args={"start": "2025-01-01"},
         after_tool="get_financials",
     )
+    assert rule.text == "When calling get_price_history, format `start` as YYYY-MM-DD."
     assert rule.trigger.tool == "get_price_history" and rule.trigger.after_tool is None
-    value_from_result = _rule(
-        pattern=ToolPattern.RETRY_CHANGED_ARGS,
-        tool="escalate",
-        failed_args={"team": "tier2"},
-        success_args={"team": "billing_ops"},
-        after_tool="get_invoice",
-    )
-    assert value_from_result.trigger.after_tool == "get_invoice"
 
 
 @pytest.mark.parametrize(
