@@ -379,9 +379,7 @@ class Rulebook:
             # requests like the one it was said on
             asked_on = new.trigger.text
             new.trigger = _reaching(old.trigger, new)
-            if raw and old.trigger.kind is TriggerKind.QUERY:
-                # the turn's other rules on that request answer the same requests; they do
-                # not become every run's because one of them replaced an every-run rule
+            if raw:
                 self._reach[(new.conversation_id, raw)] = (asked_on, old.trigger)
         old.status = RuleStatus.SUPERSEDED
         old.superseded_by = new.id
