@@ -134,7 +134,7 @@ class Rulebook:
     def add(self, rule: Rule, raw: str = "") -> None:
         vec = self.embedder.embed([rule.text])[0]
         reach = self._reach.get((rule.conversation_id, raw)) if raw else None
-        if reach is not None and by_the_request(rule, reach[0]):
+        if reach is not None and _said_on(rule, reach[0]):
             # said in the turn that replaced an older rule, on the same request: the turn's
             # rules go where its replacement went ("the refund window is 14 days now. Between
             # day 15 and 30 we give store credit")
@@ -515,7 +515,7 @@ def _same_condition(a: Rule, b: Rule) -> bool:
     return set(a.trigger.keywords) == set(b.trigger.keywords)
 
 
-def by_the_request(rule: Rule, asked_on: str) -> bool:
+def _said_on(rule: Rule, asked_on: str) -> bool:
     """Is the rule delivered by resemblance to the request `asked_on` (its situation)?"""
     return rule.trigger.kind is TriggerKind.QUERY and rule.trigger.text == asked_on
 
