@@ -178,10 +178,59 @@ def test_a_spec_whose_head_says_it_stands_is_a_standing_correction() -> None:
     assert _found(_TakesEveryTurnForATask(), f"Far too formal. {spec}") == [(spec, False)]
 
 
-def test_a_spec_as_the_opening_request_stays_the_readers_call() -> None:
-    opening = "Every pickup text from now on: first name, the time, the counter number."
-    assert standing_spec(opening) == opening
+def test_a_standing_spec_in_the_opening_request_is_a_standing_correction() -> None:
+    """The head says it stands, so the spec outlives the task it came with, whether the
+    person says it in a reply or with their first request (on the labelled real sessions no
+    opening request sets out such a spec)."""
+    opening = (
+        "Text Mr Obi his pickup time. Every pickup text from now on: first name, the time, "
+        "the counter number."
+    )
+    spec = "Every pickup text from now on: first name, the time, the counter number."
+    assert standing_spec(opening) == spec
+    assert _found(_TakesEveryTurnForATask(), task=opening) == [(spec, False)]
+
+
+def test_a_spec_as_the_opening_request_without_a_standing_head_stays_the_readers_call() -> None:
+    opening = "Every pickup text like this: first name, the time, the counter number."
+    assert spelled_out_spec(opening) == opening
     assert _found(_TakesEveryTurnForATask(), task=opening) == []
+
+
+@pytest.mark.parametrize(
+    ("turn", "spec"),
+    [
+        (
+            "Book the Ferreira party for Friday. Honestly our cake orders have been a total "
+            "mess all week, so here's the form, every time: the name on the cake first. Then "
+            "the flavour. Then the pickup hour.",
+            "Honestly our cake orders have been a total mess all week, so here's the form, "
+            "every time: the name on the cake first. Then the flavour. Then the pickup hour.",
+        ),
+        (
+            "Before you send the reminder: members keep asking which studio, so here's the "
+            "layout I want for class reminders, every time. First line the studio. Then the "
+            "coach.",
+            "Before you send the reminder: members keep asking which studio, so here's the "
+            "layout I want for class reminders, every time. First line the studio. Then the "
+            "coach.",
+        ),
+    ],
+)
+def test_a_spec_head_may_be_the_last_clause_of_its_sentence(turn: str, spec: str) -> None:
+    """A complaint or this task's step may come first in the head's sentence; the clause
+    that announces the spec is its last."""
+    assert spelled_out_spec(turn) == spec
+
+
+def test_a_request_in_a_questions_form_ends_the_spec() -> None:
+    turn = (
+        "For everyone: ferry notices go out with the sailing first. Then the berth. Anyway, "
+        "can you call the Lindqvist group about their cabins, they asked twice."
+    )
+    assert spelled_out_spec(turn) == (
+        "For everyone: ferry notices go out with the sailing first. Then the berth."
+    )
 
 
 def test_a_spec_head_without_a_standing_cue_stays_the_readers_call() -> None:

@@ -76,9 +76,9 @@ def find_corrections(
     Every user turn is read without what was pasted into it (capture/pasted.py) and decided by
     the turn reader (capture/reading): only a turn it reads as a standing correction or a
     withdrawal yields signals, as an active rule when it is sure and as a candidate when less
-    so. A reply that sets out a spec whose head says it stands ("Every delivery note from now
-    on: ...", capture/specs.py) is one, however the reader, weighing a long list of items,
-    reads it; so is a turn that gives a new value for one of the speaker's rules (`rulebook`:
+    so. A turn that sets out a spec whose head says it stands ("Every delivery note from now
+    on: ...", capture/specs.py) is one, the opening request too, however the reader, weighing
+    a long list of items, reads it; so is a turn that gives a new value for one of the speaker's rules (`rulebook`:
     the texts of their active rules, oldest first; capture/revisions.py), and one that tells the
     agent how to work with what its tools act on (capture/conduct.py). `classifier` (an LLM,
     when configured) decides every turn the reader does not rule out, and its reading stands.
@@ -147,7 +147,7 @@ def find_corrections(
             if verdict.p_lasting < admit.active:
                 if asked_for:
                     verdict = _admitted(verdict, admit, by="conduct")
-                if seen_assistant and stands(spec):
+                if stands(spec):
                     verdict = _admitted(verdict, admit, by="spec")
         revised = _revised(verdict, text, known, admit)
         if revised is not None:
@@ -376,6 +376,8 @@ def _directives(
     (capture/conduct.py) is one, else the sentences the reader itself reads as lasting are."""
     if verdict.p_lasting < admit.candidate:
         return []
+    # an opening request's spec is this task's, unless its head says it stands
+    spec = spec if not first_turn or stands(spec) else ""
     _kinds, directives = _classify_turn(text, first_turn=first_turn)
     if directives:
         if not first_turn and verdict.p_lasting >= admit.active:
@@ -398,8 +400,8 @@ def _directives(
         ]
         if not any(k is SentenceKind.DIRECTIVE for k, _ in kept):
             return directives
-        return _gathered(kept, spec) if spec and not first_turn else kept
-    if spec and not first_turn and verdict.p_lasting >= admit.active:
+        return _gathered(kept, spec) if spec else kept
+    if spec and verdict.p_lasting >= admit.active:
         return [(SentenceKind.DIRECTIVE, spec)]
     if conduct:  # asked for in a polite question, which the cues read as this task's request
         return [(SentenceKind.DIRECTIVE, conduct)]

@@ -6,7 +6,9 @@ what it is about.
 
 from __future__ import annotations
 
-from dctx.capture.cues import SentenceKind, classify_sentence, commands_in, standing_cue
+import re
+
+from dctx.capture.cues import ASKING, SentenceKind, classify_sentence, commands_in, standing_cue
 from dctx.grammar import points_forward, says_when
 from dctx.text import sentences, words
 
@@ -15,6 +17,19 @@ _HEAD_WORDS = 14  # a head longer than this is a sentence of its own, not a spec
 _LABEL_WORDS = 1
 # what ends a spec's items; not a request: "Then the open tasks." reads as one, and is an item
 _ENDS = frozenset({SentenceKind.ONE_OFF, SentenceKind.ACCEPTANCE, SentenceKind.WITHDRAWAL})
+
+
+# a question's form of asking the agent to act, anywhere in a sentence
+_ASKS = re.compile(rf"\b{ASKING}\b", re.IGNORECASE)
+# where a sentence's last clause begins: a colon or semicolon, or a comma before "so", "and" or
+# "but" ("our confirmations are all over the place, so here's the format, every time: ...")
+_CLAUSE_BREAK = re.compile(r"[:;]\s+|,\s+(?:so|and|but)\s+", re.IGNORECASE)
+
+
+def _last_clause(text: str) -> str:
+    """The text's last clause: what a spec's head is when a complaint or this task's step
+    comes before it in the same sentence."""
+    return _CLAUSE_BREAK.split(text.strip())[-1]
 
 
 def opens_spec(sentence: str) -> bool:
@@ -26,6 +41,7 @@ def opens_spec(sentence: str) -> bool:
     A bare plural alone ("Transcript replies: ...") is no head: on real sessions it opened
     pasted logs ("Max frames: 7")."""
     head, colon, items = sentence.partition(":")
+    head = _last_clause(head)
     if not colon or not items.strip() or not _LABEL_WORDS < len(head.split()) <= _HEAD_WORDS:
         return False
     if items.rstrip().endswith("?"):
@@ -42,7 +58,7 @@ def points_ahead(sentence: str) -> bool:
     it set out ("Recall notices to agencies, this is the format from now on. Subject: ...",
     "Here's how I want denial letters from now on. First sentence ...")? A short head with a
     standing cue that points at what follows (grammar.points_forward) and gives no command."""
-    said = sentence.strip()
+    said = _last_clause(sentence)
     toks = words(said)
     if said.endswith("?") or ":" in said or not _LABEL_WORDS < len(toks) <= _HEAD_WORDS:
         return False
@@ -69,6 +85,8 @@ def spelled_out_spec(text: str) -> str:
             # week"), not a word on how long the spec holds
             said = later.partition(":")[0]
             if later.rstrip().endswith("?") or classify_sentence(said) in _ENDS:
+                break
+            if _ASKS.search(said):  # "Anyway, can you log a contact for AV-231170, ...": this task
                 break
             spec.append(later)
         return " ".join(spec)
