@@ -130,6 +130,9 @@ def test_reason_aside_dropped_but_elaboration_kept() -> None:
     assert drop_reasons(kept) == kept
     quoted = "Drop the canned apology - 'Sorry about that' and then straight to the fix."
     assert drop_reasons(quoted) == quoted
+    # a dash inside a quoted value is the value's, also after an apostrophe ("here's")
+    subject = "Here's the subject, every time: 'Table ready: <name> - <time>'. Say where they sit."
+    assert drop_reasons(subject) == subject
 
 
 def _ctx(*results: dict[str, object]) -> RunContext:

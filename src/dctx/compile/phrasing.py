@@ -122,7 +122,7 @@ def drop_reasons(sentence: str) -> str:
     """Drop dash-separated asides that are not directives: the reason after a rule ("round to
     one decimal - two decimals is false precision") is not part of it (Finding 4), and an aside
     like "- once it's paid the order unlocks" must not be read as the rule's condition."""
-    parts = _DASH.split(sentence)
+    parts = _unquoted_split(_DASH, sentence)
     if len(parts) < 2:
         return sentence
     kept = [parts[0]] + [
@@ -132,6 +132,7 @@ def drop_reasons(sentence: str) -> str:
 
 
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
+
 # a finite clause (the aside says something), unlike an appositive noun phrase that elaborates
 # the rule ("P/E on forward earnings - consensus EPS for the next twelve months")
 _CLAUSE = re.compile(
@@ -139,6 +140,24 @@ _CLAUSE = re.compile(
     r"aren'?t|doesn'?t|don'?t|can'?t|won'?t|because|since|otherwise)\b|\w'(s|re)\b",
     re.IGNORECASE,
 )
+
+
+# a quoted value: an apostrophe inside a word ("here's") opens none
+_QUOTED_VALUE = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
+
+
+def _unquoted_split(pattern: re.Pattern[str], text: str) -> list[str]:
+    """`text` split where `pattern` matches outside quoted text: a dash inside a quoted
+    subject line ("'Interview confirmed: <role> - <date>'") is part of the value."""
+    quoted = [m.span() for m in _QUOTED_VALUE.finditer(text)]
+    parts: list[str] = []
+    start = 0
+    for m in pattern.finditer(text):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue
+        parts.append(text[start : m.start()])
+        start = m.end()
+    return [*parts, text[start:]]
 
 
 def imperative(sentence: str) -> str:
