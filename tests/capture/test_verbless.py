@@ -146,3 +146,39 @@ def test_a_longer_verbless_spell_out_with_a_lone_adverb_is_standing() -> None:
     assert as_imperative(part) == (
         "Refund notes: always use two lines at most, and the store credit code in every single one."
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "meant"),
+    [
+        (
+            [
+                "Ticket 88 has 40 seats.",
+                "Anything over 30 seats gets a second usher.",
+                "That's the standard from now on.",
+            ],
+            [
+                "Ticket 88 has 40 seats.",
+                "Anything over 30 seats gets a second usher, that's the standard from now on.",
+            ],
+        ),
+        # no look-ahead marker: a remark on what happened, not a practice
+        (["It crashed.", "That is never fun."], ["It crashed.", "That is never fun."]),
+        # a question before it is none of the person's practices
+        (
+            ["Is that it?", "This is what I want from now on."],
+            ["Is that it?", "This is what I want from now on."],
+        ),
+        # its own subject: a sentence of its own
+        (
+            ["Seat them by the window.", "The menu is new from now on."],
+            ["Seat them by the window.", "The menu is new from now on."],
+        ),
+    ],
+)
+def test_a_remark_that_the_sentence_before_stands_joins_it(
+    said: list[str], meant: list[str]
+) -> None:
+    """ "That's the standard from now on." says nothing apart from the sentence before; with
+    it, the sentence before is the standing correction."""
+    assert with_lone_adverbs(said) == meant

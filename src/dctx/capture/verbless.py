@@ -14,9 +14,11 @@ from dctx.capture.cues import (
     ACCEPTANCE,
     ONE_OFF,
     imperative_clause,
+    looks_ahead,
     strip_filler,
 )
 from dctx.capture.verbs import FINITE_MARKERS, STANDING_ADVERBS
+from dctx.grammar import about_what_came_before
 
 _TOKEN = re.compile(r"[\w'’-]+")
 _MAX_WORDS = 16  # a fragment longer than this is a description, not an elided command
@@ -146,6 +148,16 @@ def with_lone_adverbs(parts: list[str]) -> list[str]:
             said = " ".join(t for t in _tokens(head) if t != "please")
             out[-1] = f"{out[-1].rstrip(' .!')}, {said}."
             out.append(reason.strip())
+        elif (
+            out
+            and not out[-1].rstrip().endswith("?")
+            and looks_ahead(part)
+            and about_what_came_before(part)
+        ):
+            # "Anything over 500 goes on the status page. That's the standard from now on.":
+            # the remark makes the sentence before standing, and says nothing apart from it
+            said = part.strip().rstrip(" .!")
+            out[-1] = f"{out[-1].rstrip(' .!')}, {said[:1].lower()}{said[1:]}."
         elif out and (
             (_says_how_often(part) and not imperative_clause(part))
             or (_verbless_contrast(part) and _verbless(out[-1]))
