@@ -6,10 +6,14 @@ turns "always" and "make sure" open this task's instructions as often as standin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
+from dctx.capture.reading.learned import Thresholds
 from dctx.memory import Memory
 from dctx.models import RuleStatus
 from stub_reader import SureOf
@@ -59,3 +63,29 @@ def test_the_shipped_reader_admits_the_turn(tmp_path: Path) -> None:
         _capture(memory, f"{COMPLAINT} {AHEAD}")
         active = _active(memory)
     assert any("after 9am" in t for t in active)
+
+
+class _Doubts:
+    """A calibrated reader that puts every turn in its candidate band (p 0.4; a rule at 0.5,
+    a candidate from 0.3)."""
+
+    id = "doubts"
+    model = SimpleNamespace(thresholds=Thresholds(active=0.5, candidate=0.3))
+
+    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
+        return [TurnVerdict(TurnKind.STANDING, 0.4, by=self.id) for _ in turns]
+
+
+@pytest.mark.parametrize(("command", "ruled"), [(AHEAD, True), (ALWAYS, False)])
+def test_a_doubted_command_said_to_hold_from_now_on_is_a_rule(
+    tmp_path: Path, command: str, ruled: bool
+) -> None:
+    """The reader doubts the turn (candidate band); a command in it that says it holds from
+    now on settles what the doubt was about. "Always" does not (real coding turns use it for
+    this task's instructions), so that turn stays a candidate."""
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=_Doubts()) as memory:
+        _capture(memory, f"{COMPLAINT} {command}")
+        active = _active(memory)
+        candidates = [r.text for r in memory.rules(status=RuleStatus.CANDIDATE)]
+    assert any("after 9am" in t for t in active) is ruled
+    assert any("after 9am" in t for t in candidates) is not ruled

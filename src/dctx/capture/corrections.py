@@ -78,12 +78,13 @@ def find_corrections(
     withdrawal yields signals, as an active rule when it is sure and as a candidate when less
     so. A turn that sets out a spec whose head says it stands ("Every delivery note from now
     on: ...", capture/specs.py) is one, the opening request too, however the reader, weighing
-    a long list of items, reads it; so is a turn that gives a new value for one of the speaker's rules (`rulebook`:
-    the texts of their active rules, oldest first; capture/revisions.py), and one that tells the
-    agent how to work with what its tools act on (capture/conduct.py). `classifier` (an LLM,
-    when configured) decides every turn the reader does not rule out, and its reading stands.
-    `teaches` (capture/roles.py) says which user turns may teach at all: the others (an end
-    user's requests) are context, never read as corrections.
+    a long list of items, reads it; so is a turn the reader doubts (candidate band) whose
+    command says it holds from now on, a turn that gives a new value for one of the speaker's
+    rules (`rulebook`: the texts of their active rules, oldest first; capture/revisions.py),
+    and one that tells the agent how to work with what its tools act on (capture/conduct.py).
+    `classifier` (an LLM, when configured) decides every turn the reader does not rule out, and
+    its reading stands. `teaches` (capture/roles.py) says which user turns may teach at all:
+    the others (an end user's requests) are context, never read as corrections.
     """
     ctx = session_context(session)
     reader = reader or default_reader()
@@ -149,6 +150,8 @@ def find_corrections(
                     verdict = _admitted(verdict, admit, by="conduct")
                 if stands(spec):
                     verdict = _admitted(verdict, admit, by="spec")
+                if verdict.p_lasting >= admit.candidate and _says_ahead(said, not seen_assistant):
+                    verdict = _admitted(verdict, admit, by="looks ahead")
         revised = _revised(verdict, text, known, admit)
         if revised is not None:
             verdict = _admitted(verdict, admit, by="revision")
@@ -303,6 +306,17 @@ def _read_standing_alone(
     for index, verdict in zip(alone, reader.read(list(alone.values())), strict=True):
         if verdict.p_lasting > decided[index].p_lasting:
             decided[index] = verdict
+
+
+def _says_ahead(text: str, first_turn: bool) -> bool:
+    """Does a command of the turn say it holds from now on ("From now on, if a connection
+    is under 75 minutes, skip that itinerary")? The reader's doubt about such a turn is not
+    whether it lasts: on the labelled real sessions no turn it puts in the candidate band
+    has one (README "Real conversations")."""
+    return any(
+        looks_ahead(p) and classify_sentence(p, first_turn=first_turn) is SentenceKind.DIRECTIVE
+        for p in sentences(text)
+    )
 
 
 def _revised(
