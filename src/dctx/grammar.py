@@ -269,6 +269,16 @@ def points_forward(phrase: str, *, here: bool = True, as_object: bool = False) -
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def past_perfect(clause: str) -> bool:
+    """Is the clause in the past perfect ("if it had lapsed", "if you'd checked")? A condition
+    so said is what might have happened, no case a practice holds in."""
+    return any(
+        t.lower_ in ("had", "'d", "’d") and t.dep_ == "aux" and t.head.tag_ == "VBN"
+        for t in _pipeline()(clause)
+    )
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def about_what_came_before(sentence: str) -> bool:
     """Is the sentence a short word on the sentence before it, whose subject is a
     demonstrative standing for what was just said ("That's the standard from now on.",

@@ -224,3 +224,27 @@ def test_a_verb_of_removal_opens_a_command(sentence: str) -> None:
     """Removal verbs take something out of what the agent does; each is a command's verb."""
     assert classify_sentence(sentence) is SentenceKind.DIRECTIVE
     assert takes_away(sentence)
+
+
+@pytest.mark.parametrize(
+    ("turn", "directive"),
+    [
+        # a condition said in its own sentence before the command carries over to it
+        (
+            "The card was declined again. When the bank says do-not-honour, there's the "
+            "phone line. Call the member before you retry.",
+            "When the bank says do-not-honour, call the member before you retry.",
+        ),
+        # what might have been ("if it had lapsed") is no case the command holds in
+        (
+            "You skipped the cold-chain check. If the van had warmed up we'd have lost the "
+            "lot. Check the van's logger before you load anything chilled.",
+            "Check the van's logger before you load anything chilled.",
+        ),
+    ],
+)
+def test_a_condition_carries_over_unless_it_is_what_might_have_been(
+    turn: str, directive: str
+) -> None:
+    _, directives = _classify_turn(turn, first_turn=False)
+    assert [d for k, d in directives if k is SentenceKind.DIRECTIVE] == [directive]

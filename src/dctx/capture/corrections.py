@@ -48,6 +48,7 @@ from dctx.grammar import (
     names_without_verb,
     opens_command,
     opens_with_pronoun_case,
+    past_perfect,
     says_when,
     states_generally,
 )
@@ -619,7 +620,12 @@ def _classify_turn(
                     flags=re.IGNORECASE,
                 )
             )
-            if cond and not re.match(r"^(when|whenever|if|for|once)\b", cleaned, re.IGNORECASE):
+            if (
+                cond
+                and not re.match(r"^(when|whenever|if|for|once)\b", cleaned, re.IGNORECASE)
+                # "If it had lapsed we'd be on the hook": what might have been, no case
+                and not past_perfect(cond.group(0))
+            ):
                 cleaned = f"When {cond.group('cond').strip()}, {cleaned[0].lower()}{cleaned[1:]}"
         if (
             kind is SentenceKind.DIRECTIVE
