@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dctx.capture.revisions import quantities, revision
+from dctx.capture.revisions import quantities, revision, withdrawal
 from dctx.memory import Memory
 from dctx.models import RuleStatus, TriggerKind
 from stub_reader import SureOf
@@ -146,3 +146,34 @@ def test_the_new_value_reaches_the_tool_calls_the_old_one_did(tmp_path: Path) ->
     assert old.trigger.kind is TriggerKind.TOOL and old.trigger.tool == "order_card"
     assert new.text == "Quote 14 working days."
     assert new.trigger.kind is TriggerKind.TOOL and new.trigger.tool == "order_card"
+
+
+_LINK = "Add the reading-club link to the end of my overdue notices."
+_DROP = "Drop the reading-club link from my overdue notices. Two members said it felt pushy."
+
+
+def test_a_command_of_removal_on_the_rules_subject_takes_it_back() -> None:
+    rules = ["Shelve new arrivals by Friday.", _LINK]
+    assert withdrawal(_DROP, rules) == "Drop the reading-club link from my overdue notices."
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Drop the duplicate holds from the queue.",  # another subject
+        "Can we drop the reading-club link from my overdue notices?",  # asked, not said
+        "Add the reading-club link to my overdue notices for the summer too.",  # adds to it
+    ],
+)
+def test_other_turns_take_nothing_back(turn: str) -> None:
+    assert withdrawal(turn, [_LINK]) is None
+
+
+def test_capture_withdraws_the_rule_though_the_reader_reads_a_request(tmp_path: Path) -> None:
+    # the reader is sure of the first correction only: the removal is a task to it
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_LINK)) as memory:
+        _capture(memory, _LINK, cid="c1", actor="noor", when="2026-03-01T09:00:00Z")
+        _capture(memory, _DROP, cid="c2", actor="sam", when="2026-03-15T09:00:00Z")
+        assert _active(memory) == [("noor", _LINK)]  # not sam's to take back
+        _capture(memory, _DROP, cid="c3", actor="noor", when="2026-04-01T09:00:00Z")
+        assert _active(memory) == []

@@ -37,7 +37,7 @@ from dctx.capture.cues import (
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
-from dctx.capture.revisions import Revision, revision
+from dctx.capture.revisions import Revision, revision, withdrawal
 from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
@@ -81,8 +81,9 @@ def find_corrections(
     on: ...", capture/specs.py) is one, the opening request too, however the reader, weighing
     a long list of items, reads it; so is a turn the reader doubts (candidate band) whose
     command says it holds from now on, a turn that gives a new value for one of the speaker's
-    rules (`rulebook`: the texts of their active rules, oldest first; capture/revisions.py),
-    and one that tells the agent how to work with what its tools act on (capture/conduct.py).
+    rules (`rulebook`: the texts of their active rules, oldest first; capture/revisions.py) or
+    takes one of them back ("Drop the review link from my texts."), and one that tells the
+    agent how to work with what its tools act on (capture/conduct.py).
     `classifier` (an LLM, when configured) decides every turn the reader does not rule out, and
     its reading stands. `teaches` (capture/roles.py) says which user turns may teach at all:
     the others (an end user's requests) are context, never read as corrections.
@@ -156,6 +157,11 @@ def find_corrections(
         revised = _revised(verdict, text, known, admit)
         if revised is not None:
             verdict = _admitted(verdict, admit, by="revision")
+        withdrawn = _withdrawn(verdict, text, known, admit)
+        if withdrawn is not None:
+            verdict = TurnVerdict(
+                TurnKind.WITHDRAWAL, admit.active, dict(verdict.probs), by="withdrawal"
+            )
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
         asked = text if verdict.p_lasting < admit.candidate else ""
@@ -175,6 +181,8 @@ def find_corrections(
         )
         if revised is not None and verdict.by == "revision":
             directives = [(SentenceKind.DIRECTIVE, " ".join(revised.sentences))]
+        if withdrawn is not None and verdict.by == "withdrawal":
+            directives = [(SentenceKind.WITHDRAWAL, withdrawn)]
         extends = ""
         if said_before and verdict.p_lasting >= admit.candidate and elliptical_subject(text):
             # "same with anything flagged hazmat class 3": the turn before, for that too
@@ -328,6 +336,16 @@ def _revised(
     if verdict.p_lasting >= admit.candidate or verdict.kind is TurnKind.WITHDRAWAL:
         return None
     return revision(text, known)
+
+
+def _withdrawn(
+    verdict: TurnVerdict, text: str, known: Sequence[str], admit: ReadingBands
+) -> str | None:
+    """The sentence by which a turn the reader does not admit takes back one of its speaker's
+    rules (capture/revisions.py), if any."""
+    if verdict.p_lasting >= admit.candidate or verdict.kind is TurnKind.WITHDRAWAL:
+        return None
+    return withdrawal(text, known)
 
 
 def _admitted(verdict: TurnVerdict, admit: ReadingBands, *, by: str) -> TurnVerdict:

@@ -24,8 +24,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dctx.capture.cues import SentenceKind, classify_sentence, is_directive
+from dctx.capture.cues import SentenceKind, classify_sentence, command_words, is_directive
 from dctx.capture.pasted import code_token
+from dctx.capture.verbs import REMOVALS
 from dctx.grammar import opens_command
 from dctx.text import STOPWORDS, sentences, stem
 
@@ -108,6 +109,22 @@ def revision(text: str, rules: Iterable[str]) -> Revision | None:
         parsed = [s for s in carrying if opens_command(_after_label(s))]
         listed = [s for s in carrying if is_directive(_after_label(s))]
         return Revision(rule, tuple(parsed or listed or carrying))
+    return None
+
+
+def withdrawal(text: str, rules: Iterable[str]) -> str | None:
+    """The sentence of the turn that takes back what one of `rules` asks for: a command of
+    removal ("Drop the review link from my texts.") that speaks of the rule's subject (shares
+    at least two of its content words); None when there is none. Read alone the turn is a
+    request for this task (the reader gives it p 0.08), and the rule stays active."""
+    known = [_subject_words(rule) for rule in rules]
+    for sentence in sentences(text):
+        said = command_words(sentence)
+        if not _said(sentence) or not said or said[0] not in REMOVALS:
+            continue
+        words = _subject_words(sentence)
+        if any(len(words & rule) >= _SHARED_WORDS for rule in known):
+            return sentence
     return None
 
 
