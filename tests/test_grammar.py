@@ -147,6 +147,11 @@ def test_weights_other_than_the_tested_ones_are_refused(monkeypatch: pytest.Monk
         ("Overdue notices have been rewritten for the new system.", False),  # something done
         ("It works now.", False),
         ("Phrases are sequences of notes or chords.", False),  # a definition
+        # under a condition said first, the main clause says it, "a" as any one
+        ("If a parcel weighs over 30 kg, a second porter carries it up.", True),
+        ("When the gate is locked, deliveries wait at the lodge.", True),
+        ("A driver wants the gate code.", False),  # "a" without a condition: one case
+        ("If you ask me, the oven on line two runs hot.", False),  # a case in view
     ],
 )
 def test_a_sentence_states_how_a_kind_of_thing_is_handled(sentence: str, general: bool) -> None:

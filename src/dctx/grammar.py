@@ -49,6 +49,10 @@ _LETTERS = re.compile(r"[A-Za-z]+")
 _QUOTED = re.compile(r"([\"'`])[^\"'`]+\1")
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _BREAK = re.compile(r"[,;:]\s|\s[-–—]\s")
+# a clause of condition said before the main clause: "if X, <main>"
+_LEADING_CASE = re.compile(
+    r"^\W*(?:if|when|whenever|once)\b[^,;:]{3,120},\s*(?P<main>\S.*)$", re.I | re.S
+)
 
 
 # sha256 of the weights dctx was measured with; the package is a third party's upload of
@@ -343,6 +347,12 @@ def states_generally(sentence: str) -> bool:
     text = sentence.strip()
     if not text or text.endswith("?"):
         return False
+    # under a condition said first, the main clause states it, and "a" means any one ("If the
+    # property is on assisted collection, a missed bin goes back the same day")
+    case = _LEADING_CASE.match(text)
+    if case is not None:
+        text = case.group("main")
+    determiners_of_a_kind = _UNIVERSAL_DETERMINERS | (_INDEFINITE if case else frozenset())
     head = _BREAK.split(" ".join(_WORD.findall(text)[: 2 * _MAX_WORDS]), maxsplit=1)[0]
     root = next((t for t in _pipeline()(head) if t.dep_ == "ROOT"), None)
     if root is None or not _in_the_present(root) or root.lower_ in _SEEMING | _BEING:
@@ -354,7 +364,7 @@ def states_generally(sentence: str) -> bool:
         return False  # "Schedule 2", "Bun test": one named thing
     determiners = {c.lower_ for c in subject.children if c.dep_ in ("det", "poss", "predet")}
     # "every turnover", but not "all the tooltips": all of the ones in view
-    return determiners <= _UNIVERSAL_DETERMINERS
+    return determiners <= determiners_of_a_kind
 
 
 def _named(token: Token) -> bool:

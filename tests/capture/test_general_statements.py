@@ -78,3 +78,14 @@ def test_a_statement_that_gives_a_commands_reason_is_not_a_rule_of_its_own(
         _capture(memory, REASON)
         active = _active(memory)
     assert active and all(text.startswith("If a wedding cake has nuts") for text in active), active
+
+
+def test_a_conditional_statement_is_the_rule_with_its_condition(tmp_path: Path) -> None:
+    """ "If X, a Y gets Z": under a condition said first, "a" means any one, so the main
+    clause states how a kind of thing is handled."""
+    turn = "No. If a cake has three tiers or more, a second driver rides along. They tip."
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
+        _capture(memory, turn)
+        active = _active(memory)
+    assert len(active) == 1
+    assert "three tiers" in active[0] and "second driver" in active[0]

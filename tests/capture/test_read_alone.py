@@ -89,3 +89,20 @@ def test_a_doubted_command_said_to_hold_from_now_on_is_a_rule(
         candidates = [r.text for r in memory.rules(status=RuleStatus.CANDIDATE)]
     assert any("after 9am" in t for t in active) is ruled
     assert any("after 9am" in t for t in candidates) is not ruled
+
+
+def test_a_verbless_standing_correction_is_read_without_the_request_beside_it(
+    tmp_path: Path,
+) -> None:
+    """ "Fillings: £30 deposit, taken at booking. Always." is spelled out as the command it
+    means (capture/verbless.py) and read alone too: the booking request beside it is what the
+    reader weighs against a lasting reading."""
+    spelled = "Fillings: always use £30 deposit, taken at booking."
+    turn = (
+        "Book Ms Ade's filling on the 24th please. Fillings: £30 deposit, taken at booking. "
+        "Always. We had three no-shows."
+    )
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(spelled)) as memory:
+        _capture(memory, turn)
+        active = _active(memory)
+    assert any("£30 deposit" in t for t in active)

@@ -294,19 +294,25 @@ def _read_standing_alone(
     meant: dict[int, str],
 ) -> None:
     """Each turn's commands said to hold from now on ("Going forward please hold a seat and
-    send me the options first", cues' `looks_ahead`), read again without the rest of the turn:
-    a complaint and a request for this task beside them are what the reader weighs against a
-    lasting reading. The more lasting reading stands."""
+    send me the options first", cues' `looks_ahead`) and its verbless standing corrections
+    spelled out ("Dentals: £50 deposit, taken at booking. Always." -> "Dentals: always use
+    £50 deposit, taken at booking.", capture/verbless.py), read again without the rest of the
+    turn: a complaint and a request for this task beside them are what the reader weighs
+    against a lasting reading. The more lasting reading stands."""
     alone: dict[int, TurnInput] = {}
     for msg, turn in taught:
         parts = sentences(meant.get(msg.index, turn.text))
         if len(parts) < 2:
             continue
+        spelled = {as_imperative(p) for p in with_lone_adverbs(sentences(turn.text))}
         marked = [
             p
             for p in parts
-            if looks_ahead(p)
-            and classify_sentence(p, first_turn=turn.first_turn) is SentenceKind.DIRECTIVE
+            if p in spelled
+            or (
+                looks_ahead(p)
+                and classify_sentence(p, first_turn=turn.first_turn) is SentenceKind.DIRECTIVE
+            )
         ]
         if marked and len(marked) < len(parts):
             alone[msg.index] = dataclasses.replace(turn, text=" ".join(marked))
