@@ -135,6 +135,15 @@ def says_when(sentence: str) -> bool:
     return cases.universal or bool(cases.clauses)
 
 
+def speaks_of_any_case(sentence: str) -> bool:
+    """Does the sentence speak of any case of a kind, not of the one in view: a universal word
+    ("anything over 40 kg goes on the jack") or a clause of condition or time about any case
+    (`open_case`: "when a crate comes in"), not one about this case ("if there's room")?"""
+    if _SAYS_WHEN_WORDS.isdisjoint(w.lower() for w in _LETTERS.findall(sentence)):
+        return False
+    return _cases(sentence).universal or open_case(sentence)
+
+
 def open_case(sentence: str, *, universal: bool = False) -> bool:
     """Does a clause of condition or time in the sentence speak of any case, not this one: it
     names something indefinite or universal ("before you book anyone", "before you log a

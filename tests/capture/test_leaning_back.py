@@ -131,6 +131,13 @@ def test_it_after_a_statement_about_one_thing_stays_alone() -> None:
     assert _directives(turn) == ["Log it as oversize and book the lorry."]
 
 
+def test_it_after_a_statement_with_this_cases_condition_stays_alone() -> None:
+    """ "if there's room" is this booking's condition, not a class of cases: "it" is the
+    appointment in view, and the command this task's request."""
+    turn = "Okay: Ada Brown's filling, on the 24th if there's room. Book it please."
+    assert _directives(turn) == ["Book it please."]
+
+
 def test_a_case_of_what_the_directive_before_names_joins_it() -> None:
     turn = (
         "Every crate over 30 kilos needs a tilt sticker before it leaves the bay. "

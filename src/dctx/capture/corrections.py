@@ -50,6 +50,7 @@ from dctx.grammar import (
     opens_with_pronoun_case,
     past_perfect,
     says_when,
+    speaks_of_any_case,
     states_generally,
 )
 from dctx.models import Message, Session
@@ -83,10 +84,10 @@ def find_corrections(
     command says it holds from now on, a turn that gives a new value for one of the speaker's
     rules (`rulebook`: the texts of their active rules, oldest first; capture/revisions.py) or
     takes one of them back ("Drop the review link from my texts."), and one that tells the
-    agent how to work with what its tools act on (capture/conduct.py).
-    `classifier` (an LLM, when configured) decides every turn the reader does not rule out, and
-    its reading stands. `teaches` (capture/roles.py) says which user turns may teach at all:
-    the others (an end user's requests) are context, never read as corrections.
+    agent how to work with what its tools act on (capture/conduct.py). `classifier` (an LLM,
+    when configured) decides every turn the reader does not rule out, and its reading stands.
+    `teaches` (capture/roles.py) says which user turns may teach at all: the others (an end
+    user's requests) are context, never read as corrections.
     """
     ctx = session_context(session)
     reader = reader or default_reader()
@@ -751,6 +752,15 @@ def _with_antecedent(
     if kind_before is not SentenceKind.OTHER or not said or said.endswith("?"):
         return directive
     if len(said.split()) > 25:
+        return directive
+    toks = command_words(directive)
+    if (
+        len(toks) > 1
+        and toks[1] == "it"
+        and not (speaks_of_any_case(said) or states_generally(said))
+    ):
+        # "Hettie Moss's dental, on the 24th if there's room. Book it please.": "it" is the
+        # case the statement is about, and the command this task's request
         return directive
     return f"{said[:1].upper()}{said[1:]}. {directive[:1].upper()}{directive[1:]}"
 
