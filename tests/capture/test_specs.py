@@ -204,22 +204,21 @@ def test_a_spec_as_the_opening_request_without_a_standing_head_stays_the_readers
             "Book the Ferreira party for Friday. Honestly our cake orders have been a total "
             "mess all week, so here's the form, every time: the name on the cake first. Then "
             "the flavour. Then the pickup hour.",
-            "Honestly our cake orders have been a total mess all week, so here's the form, "
-            "every time: the name on the cake first. Then the flavour. Then the pickup hour.",
+            "here's the form, every time: the name on the cake first. Then the flavour. Then "
+            "the pickup hour.",
         ),
         (
             "Before you send the reminder: members keep asking which studio, so here's the "
             "layout I want for class reminders, every time. First line the studio. Then the "
             "coach.",
-            "Before you send the reminder: members keep asking which studio, so here's the "
-            "layout I want for class reminders, every time. First line the studio. Then the "
-            "coach.",
+            "here's the layout I want for class reminders, every time. First line the studio. "
+            "Then the coach.",
         ),
     ],
 )
 def test_a_spec_head_may_be_the_last_clause_of_its_sentence(turn: str, spec: str) -> None:
     """A complaint or this task's step may come first in the head's sentence; the clause
-    that announces the spec is its last."""
+    that announces the spec is its last, and the spec starts there."""
     assert spelled_out_spec(turn) == spec
 
 
@@ -308,3 +307,19 @@ def test_an_items_listed_values_do_not_end_the_spec() -> None:
     assert spelled_out_spec(turn) == turn
     ended = "Going forward the shift report is: subject 'Shift NN'. Just this week: skip Blockers."
     assert spelled_out_spec(ended) == "Going forward the shift report is: subject 'Shift NN'."
+
+
+def test_the_sentence_that_opens_a_spec_in_its_last_clause_is_the_spec_rule_once() -> None:
+    """The complaint before the head's clause is neither part of the rule nor a rule of its
+    own: the sentence that opens the spec is the spec."""
+    turn = (
+        "Table 9 waited forty minutes. Guests keep asking when, so here's the layout I want "
+        "for waitlist texts, every time. First line the party name. Then the wait in minutes."
+    )
+    assert _found(_TakesEveryTurnForATask(), turn) == [
+        (
+            "here's the layout I want for waitlist texts, every time. First line the party "
+            "name. Then the wait in minutes.",
+            False,
+        )
+    ]

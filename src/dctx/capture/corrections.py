@@ -505,13 +505,17 @@ def _gathered(
     directives: list[tuple[SentenceKind, str]], spec: str
 ) -> list[tuple[SentenceKind, str]]:
     """The directives with those said inside the spec replaced by the spec, once, where the
-    first of them was: the items of a spec are one rule, not a rule each."""
+    first of them was: the items of a spec are one rule, not a rule each. So is the sentence
+    whose last clause opens the spec ("Patrons keep calling, so here's the format I want for
+    arrival notices, every time.")."""
     within = _plain(spec)
     if any(_plain(d).find(within) >= 0 for k, d in directives if k is SentenceKind.DIRECTIVE):
         return directives  # the spec is already part of a directive that says more
+    opening = _plain(sentences(spec)[0])
     out: list[tuple[SentenceKind, str]] = []
     for kind, directive in directives:
-        if kind is SentenceKind.DIRECTIVE and _plain(directive) in within:
+        plain = _plain(directive)
+        if kind is SentenceKind.DIRECTIVE and (plain in within or opening in plain):
             if (kind, spec) not in out:
                 out.append((kind, spec))
         else:

@@ -77,9 +77,15 @@ def spelled_out_spec(text: str) -> str:
         # rant's "THIS IS ALL INSANE:" is none)
         ends = part.rstrip().endswith(":") and standing_cue(part)
         head = f"{part} {after}" if ends else part
-        if not (opens_spec(head) or (after and points_ahead(part))):
+        if opens_spec(head):
+            said, colon, items = part.partition(":")
+            opening = f"{_last_clause(said)}{colon}{items}"
+        elif after and points_ahead(part):
+            opening = _last_clause(part)
+        else:
             continue
-        spec = [part]
+        # from the head's clause on: a complaint before it in its sentence is no part of it
+        spec = [opening]
         for later in parts[k + 1 :]:
             # what follows an item's colon is its content ("sections: Done this week, Next
             # week"), not a word on how long the spec holds
