@@ -407,6 +407,8 @@ def forget_clauses() -> None:
     names_without_verb.cache_clear()
     names_nothing.cache_clear()
     states_generally.cache_clear()
+    past_perfect.cache_clear()
+    about_what_came_before.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})
