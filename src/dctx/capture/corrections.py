@@ -153,7 +153,9 @@ def find_corrections(
                     verdict = _admitted(verdict, admit, by="conduct")
                 if stands(spec):
                     verdict = _admitted(verdict, admit, by="spec")
-                if verdict.p_lasting >= admit.candidate and _says_ahead(said, not seen_assistant):
+                if verdict.p_lasting >= admit.candidate and _says_ahead(
+                    said, first_turn=not seen_assistant
+                ):
                     verdict = _admitted(verdict, admit, by="looks ahead")
         revised = _revised(verdict, text, known, admit)
         if revised is not None:
@@ -324,7 +326,7 @@ def _read_standing_alone(
             decided[index] = verdict
 
 
-def _says_ahead(text: str, first_turn: bool) -> bool:
+def _says_ahead(text: str, *, first_turn: bool) -> bool:
     """Does a command of the turn say it holds from now on ("From now on, if a connection
     is under 75 minutes, skip that itinerary")? The reader's doubt about such a turn is not
     whether it lasts: on the labelled real sessions no turn it puts in the candidate band
