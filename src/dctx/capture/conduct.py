@@ -18,15 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from dctx.capture.cues import ASKING, SentenceKind, classify_sentence, standing_cue
+from dctx.capture.cues import ASKS_AGENT, SentenceKind, classify_sentence, standing_cue
 from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.grammar import open_case, opens_command, says_when
 from dctx.text import sentences
 
 _WORD = re.compile(r"[A-Za-z]+")
 _CAMEL = re.compile(r"([a-z])([A-Z])")
-# "could you please mask account numbers going forward?": a request, in a question's form
-_POLITE = re.compile(rf"\b{ASKING}\b(?:\s+please\b)?", re.IGNORECASE)
 _MIN_CHARS = 3  # "req", "kb" is too short to name anything reliably
 _STEM_CHARS = 6
 # words of tool names that name no object of the domain: `get_user_details`, `mcp__x__list`
@@ -104,7 +102,7 @@ def conduct_directive(text: str, nouns: frozenset[str], *, first_turn: bool = Fa
         return None
     for sentence in sentences(text):
         if "?" in sentence:
-            asked = _POLITE.search(sentence)
+            asked = ASKS_AGENT.search(sentence)
             if asked is None:
                 continue  # a question, unless a polite form of an instruction
             command = _as_command(sentence[asked.end() :])

@@ -44,6 +44,7 @@ from dctx.capture.turns import describe_calls, user_turn_inputs
 from dctx.capture.verbless import as_imperative, with_lone_adverbs
 from dctx.grammar import (
     BACK_PRONOUNS,
+    CONDITION_OPENER,
     names_nothing,
     names_without_verb,
     opens_command,
@@ -96,9 +97,9 @@ def find_corrections(
     taught = [(m, t) for m, t in turns if teaches is None or teaches(m)]
     verdicts = reader.read([t for _, t in taught])
     decided = dict(zip((m.index for m, _ in taught), verdicts, strict=True))
-    meant = _spell_out_fragments(taught, decided, reader)
+    meant, spelled = _spell_out_fragments(taught, decided, reader)
     specs = _read_specs_alone(taught, decided, reader, meant)
-    _read_standing_alone(taught, decided, reader, meant)
+    _read_standing_alone(taught, decided, reader, meant, spelled)
     tracker = SubjectTracker()
     signals: list[CorrectionSignal] = []
     situation: list[str] = []
@@ -240,29 +241,34 @@ def _spell_out_fragments(
     taught: list[tuple[Message, TurnInput]],
     decided: dict[int, TurnVerdict],
     reader: TurnClassifier,
-) -> dict[int, str]:
+) -> tuple[dict[int, str], dict[int, frozenset[str]]]:
     """Turns with a verbless standing correction ("metric units, always"), spelled out as
     the imperative they mean (capture/verbless.py) and read again: the reader's reading of
     the spelled-out turn stands when it is the more lasting one. Returns the spelled-out text
-    of each turn so read, by message index: the directives are taken from it either way."""
+    of each turn so read, by message index (the directives are taken from it either way), and
+    the spelled-out commands of each turn that has some."""
     spelled: dict[int, TurnInput] = {}
+    commands: dict[int, frozenset[str]] = {}
     out: dict[int, str] = {}
     for msg, turn in taught:
         said = sentences(turn.text)
         parts = with_lone_adverbs(said)
-        rewritten = [as_imperative(p) or p for p in parts]
+        imperatives = [as_imperative(p) for p in parts]
+        rewritten = [meant or p for meant, p in zip(imperatives, parts, strict=True)]
+        if any(imperatives):
+            commands[msg.index] = frozenset(i for i in imperatives if i)
         if rewritten != parts:
             spelled[msg.index] = dataclasses.replace(turn, text=" ".join(rewritten))
         elif parts != said:  # only joined ("... first. every time."): the same words
             out[msg.index] = " ".join(parts)
     if not spelled:
-        return out
+        return out, commands
     again = reader.read(list(spelled.values()))
     for (index, turn), verdict in zip(spelled.items(), again, strict=True):
         if verdict.p_lasting > decided[index].p_lasting:
             decided[index] = verdict
         out[index] = turn.text  # what was meant, whichever reading admits the turn
-    return out
+    return out, commands
 
 
 def _read_specs_alone(
@@ -295,6 +301,7 @@ def _read_standing_alone(
     decided: dict[int, TurnVerdict],
     reader: TurnClassifier,
     meant: dict[int, str],
+    spelled: dict[int, frozenset[str]],
 ) -> None:
     """Each turn's commands said to hold from now on ("Going forward please hold a seat and
     send me the options first", cues' `looks_ahead`) and its verbless standing corrections
@@ -307,15 +314,9 @@ def _read_standing_alone(
         parts = sentences(meant.get(msg.index, turn.text))
         if len(parts) < 2:
             continue
-        spelled = {as_imperative(p) for p in with_lone_adverbs(sentences(turn.text))}
+        commands = spelled.get(msg.index, frozenset())
         marked = [
-            p
-            for p in parts
-            if p in spelled
-            or (
-                looks_ahead(p)
-                and classify_sentence(p, first_turn=turn.first_turn) is SentenceKind.DIRECTIVE
-            )
+            p for p in parts if p in commands or _looks_ahead_command(p, first_turn=turn.first_turn)
         ]
         if marked and len(marked) < len(parts):
             alone[msg.index] = dataclasses.replace(turn, text=" ".join(marked))
@@ -331,9 +332,14 @@ def _says_ahead(text: str, *, first_turn: bool) -> bool:
     is under 75 minutes, skip that itinerary")? The reader's doubt about such a turn is not
     whether it lasts: on the labelled real sessions no turn it puts in the candidate band
     has one (README "Real conversations")."""
-    return any(
-        looks_ahead(p) and classify_sentence(p, first_turn=first_turn) is SentenceKind.DIRECTIVE
-        for p in sentences(text)
+    return any(_looks_ahead_command(p, first_turn=first_turn) for p in sentences(text))
+
+
+def _looks_ahead_command(sentence: str, *, first_turn: bool) -> bool:
+    """Is the sentence a command said to hold from now on (cues' `looks_ahead`)?"""
+    return (
+        looks_ahead(sentence)
+        and classify_sentence(sentence, first_turn=first_turn) is SentenceKind.DIRECTIVE
     )
 
 
@@ -564,7 +570,7 @@ _WHOLE_TURN_ONE_OFF = re.compile(
     re.IGNORECASE,
 )
 _COND_SENTENCE = re.compile(
-    r"\b(when(?:ever)?|if|once)\b\s+(?P<cond>[^,]{3,120}?)(?=,|\s+there|\s+it|"
+    rf"\b({CONDITION_OPENER})\b\s+(?P<cond>[^,]{{3,120}}?)(?=,|\s+there|\s+it|"
     r"\s+you|\s+we|$)",
     re.IGNORECASE,
 )

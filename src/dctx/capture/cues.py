@@ -73,6 +73,8 @@ DIRECTIVE_START = _rx(
 
 # A question that asks the agent to do something ("could you ...").
 ASKING = r"(?:can|could|would|will) you"
+# that form anywhere in a sentence, with its "please" ("could you please mask account numbers")
+ASKS_AGENT = re.compile(rf"\b{ASKING}\b(?:\s+please\b)?", re.IGNORECASE)
 
 # Signs of a new task rather than a standing behavior.
 REQUEST = _rx(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from dctx.capture.cues import ASKING, SentenceKind, classify_sentence, commands_in, standing_cue
+from dctx.capture.cues import ASKS_AGENT, SentenceKind, classify_sentence, commands_in, standing_cue
 from dctx.grammar import points_forward, says_when
 from dctx.text import sentences, words
 
@@ -19,8 +19,6 @@ _LABEL_WORDS = 1
 _ENDS = frozenset({SentenceKind.ONE_OFF, SentenceKind.ACCEPTANCE, SentenceKind.WITHDRAWAL})
 
 
-# a question's form of asking the agent to act, anywhere in a sentence
-_ASKS = re.compile(rf"\b{ASKING}\b", re.IGNORECASE)
 # where a sentence's last clause begins: a colon or semicolon, or a comma before "so", "and" or
 # "but" ("our confirmations are all over the place, so here's the format, every time: ...")
 _CLAUSE_BREAK = re.compile(r"[:;]\s+|,\s+(?:so|and|but)\s+", re.IGNORECASE)
@@ -92,7 +90,9 @@ def spelled_out_spec(text: str) -> str:
             said = later.partition(":")[0]
             if later.rstrip().endswith("?") or classify_sentence(said) in _ENDS:
                 break
-            if _ASKS.search(said):  # "Anyway, can you log a contact for AV-231170, ...": this task
+            if ASKS_AGENT.search(
+                said
+            ):  # "Anyway, can you log a contact for AV-231170, ...": this task
                 break
             spec.append(later)
         return " ".join(spec)
