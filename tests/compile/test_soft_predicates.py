@@ -289,3 +289,20 @@ def test_a_field_the_condition_names_whole_holds_with_any_value_but_no(
     pred = _soft("the chart says an interpreter is needed")
     judged = judge(pred, _seen({"patient": "P-9", "interpreter_needed": needed}).items)
     assert judged.testable and judged.met is met
+
+
+def test_a_list_field_says_whether_it_holds_anything() -> None:
+    """ "the reject lists a formulary alternative": a list under a key naming what it holds
+    is met when it holds something, and its negation when it is empty."""
+    listed = _seen({"status": "rejected", "formulary_alternatives": ["ketorolac 10 mg"]})
+    empty = _seen({"status": "rejected", "formulary_alternatives": []})
+    holds = _soft("the reject comes back with a formulary alternative on it")
+    assert judge(holds, listed.items).met and not judge(holds, empty.items).met
+    lacks = _soft("the reject doesn't list any alternative")
+    assert judge(lacks, empty.items).met and not judge(lacks, listed.items).met
+
+
+def test_a_string_in_a_list_is_a_value_of_its_key() -> None:
+    pred = _soft("any kiln whose phase is cooling down")
+    kilns = {"kilns": [{"name": "K1", "phase": ["firing", "cooling down"]}]}
+    assert judge(pred, _seen(kilns).items).met

@@ -68,6 +68,12 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
                 stack.append(value)
             elif isinstance(value, list):
                 lists.append((str(key), value))
+                fields.append(Field(str(key), key_parts(own), bool(value)))
+                for element in value[:MAX_ITEMS]:
+                    if isinstance(element, str) and len(element) <= _MAX_VALUE_CHARS:
+                        values.add(element.strip().lower())
+                        stems.update(content_stems(element))
+                        fields.append(Field(str(key), key_parts(own), element.strip().lower()))
             elif isinstance(value, bool):
                 fields.append(Field(str(key), key_parts(own), value))
             elif isinstance(value, str) and len(value) <= _MAX_VALUE_CHARS:
