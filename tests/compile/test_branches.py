@@ -238,3 +238,18 @@ def test_otherwise_is_the_branch_where_the_condition_does_not_hold(tmp_path: Pat
         "When a parcel is hazardous cargo, book the sealed van.": True,
         "Otherwise, just use the normal courier.": False,
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [
+        ("Only open a claim when the invoice doesn't show a purchase order.", True),
+        ("If the crate isn't carrying batteries, ship it by air.", True),
+        ("Please don't email the renewed members yet.", False),
+        ("and don't show the order total.", False),
+    ],
+)
+def test_a_negated_verb_after_its_subject_reaches_the_word_the_condition_tests(
+    text: str, negated: bool
+) -> None:
+    assert says_negated(text, ["purchas", "order", "batteri", "renew"]) is negated

@@ -72,14 +72,31 @@ def says_negated(text: str, keywords: list[str]) -> bool:
     content word is one of them ("anyone who doesn't need sponsorship", "not on hold"). A
     negation that governs something else ("don't email the held ones") does not count."""
     wanted = set(keywords)
-    tokens = [t.strip(".,;:!?()\"'`").lower() for t in text.split()]
+    raw = text.split()
+    tokens = [t.strip(".,;:!?()\"'`").lower() for t in raw]
     for i, token in enumerate(tokens):
         if token not in _NEGATION and not token.endswith(("n't", "n’t")):
             continue
         after = content_stems(" ".join(tokens[i + 1 : i + 1 + _REACH]))
         if after and after[0] in wanted:
             return True
+        if _after_its_subject(raw, i) and wanted & set(after):
+            # "when the reject doesn't list any alternative": the negation of a case's verb
+            # reaches the word the condition tests through that verb
+            return True
     return False
+
+
+def _after_its_subject(raw: list[str], i: int) -> bool:
+    """Does the negation at `i` follow a subject in its clause ("the reject doesn't list"),
+    rather than open a command ("Don't email", "please don't", ", don't")?"""
+    if i == 0 or raw[i - 1][-1:] in ",;:.!?":
+        return False
+    return raw[i - 1].lower().strip("\"'`(") not in _BEFORE_COMMAND
+
+
+# what may stand before a command's "don't" in its clause: a closed class
+_BEFORE_COMMAND = frozenset({"please", "and", "but", "so", "then", "just", "also", "and,"})
 
 
 def threshold_side(text: str, numeric: NumericCondition) -> Literal["same", "other"] | None:
