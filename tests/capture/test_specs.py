@@ -232,6 +232,20 @@ def test_a_request_in_a_questions_form_ends_the_spec() -> None:
     )
 
 
+def test_the_case_it_is_first_used_on_ends_the_spec() -> None:
+    """ "First one's for the Okafor crate, SHP-40217": the turn moves from the format to
+    this task's case, which no later crate shares; a case named inside a quoted example is
+    still an item."""
+    turn = (
+        "Every customs label from now on: top line 'HS <code>'. Then the origin country. "
+        "Example line: 'SHP-11111 / CN'. First one's for the Okafor crate, SHP-40217."
+    )
+    assert spelled_out_spec(turn) == (
+        "Every customs label from now on: top line 'HS <code>'. Then the origin country. "
+        "Example line: 'SHP-11111 / CN'."
+    )
+
+
 def test_a_spec_head_without_a_standing_cue_stays_the_readers_call() -> None:
     turn = "Every pickup text like this: first name, the time, the counter number."
     assert spelled_out_spec(turn) == turn

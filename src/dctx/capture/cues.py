@@ -262,6 +262,15 @@ _TASK_BOUND = re.compile(
 )
 
 
+_CASE_ID = re.compile(IDENTIFIER_PATTERN)
+
+
+def names_case(sentence: str) -> bool:
+    """Does the sentence name one case by its identifier ("First one's for Ilona Varga,
+    RX-605522"), outside quoted text and "like ..." examples (a format's 'OUT-89811')?"""
+    return bool(_CASE_ID.search(_EXAMPLES.sub(" ", sentence)))
+
+
 def commands_in(text: str) -> bool:
     """Does some clause of the text open with a command ("whenever a parcel holds lithium
     cells, don't ship it by air")?"""

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import re
 
-from dctx.capture.cues import ASKS_AGENT, SentenceKind, classify_sentence, commands_in, standing_cue
+from dctx.capture.cues import (
+    ASKS_AGENT,
+    SentenceKind,
+    classify_sentence,
+    commands_in,
+    names_case,
+    standing_cue,
+)
 from dctx.grammar import points_forward, says_when
 from dctx.text import sentences, words
 
@@ -65,8 +72,10 @@ def points_ahead(sentence: str) -> bool:
 
 def spelled_out_spec(text: str) -> str:
     """The spec a turn sets out: the sentence that opens it and those after it, up to the
-    first that asks, accepts, withdraws or is for this task only ("Can you send her a
-    corrected one?", "Also just this once convert the revenue lines to EUR"). "" when none."""
+    first that asks, accepts, withdraws, is for this task only ("Can you send her a
+    corrected one?", "Also just this once convert the revenue lines to EUR") or names the
+    case it is first used on ("First one: the Bosworth-Adair wedding, EV-3179."). "" when
+    none."""
     parts = [p for p in sentences(text) if p.strip()]
     for k, part in enumerate(parts):
         after = parts[k + 1] if k + 1 < len(parts) else ""
@@ -90,10 +99,8 @@ def spelled_out_spec(text: str) -> str:
             said = later.partition(":")[0]
             if later.rstrip().endswith("?") or classify_sentence(said) in _ENDS:
                 break
-            if ASKS_AGENT.search(
-                said
-            ):  # "Anyway, can you log a contact for AV-231170, ...": this task
-                break
+            if ASKS_AGENT.search(said) or names_case(later):
+                break  # "Anyway, can you log a contact for AV-231170, ...": this task
             spec.append(later)
         return " ".join(spec)
     return ""
