@@ -200,3 +200,19 @@ def test_a_forget_empties_every_cache_of_parsed_text() -> None:
     assert any(f.cache_info().currsize for f in cached)
     forget_clauses()
     assert [f.__name__ for f in cached if f.cache_info().currsize] == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "phrase", "past"),
+    [
+        ("The weekly summary has been late every time, and the board noticed.", "every time", True),
+        ("You've sent it to the wrong desk every time I asked.", "every time", True),
+        ("Every time you file one, put the docket number in the subject.", "Every time", False),
+        ("the carrier changed, book with Norvale from now on", "from now on", False),
+        ("It has to go out before noon every time.", "every time", False),
+    ],
+)
+def test_a_word_of_recurrence_is_said_of_the_past_by_its_verb(
+    sentence: str, phrase: str, past: bool
+) -> None:
+    assert grammar.said_of_the_past(sentence, sentence.index(phrase)) is past

@@ -293,6 +293,32 @@ def past_perfect(clause: str) -> bool:
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def said_of_the_past(sentence: str, at: int) -> bool:
+    """Is the phrase at character `at` said of what has happened: the verb it belongs to is in
+    the past or the perfect ("has been different every time", "you've done it wrong every
+    time")? Then it tells how things went, not how they are to go ("put it in the subject
+    every time", "we rebranded, sign as X from now on"). Only a verb of the phrase's own
+    clause counts: the small tagger reads a command's "put" after a comma as a past tense."""
+    doc = _pipeline()(sentence)
+    token = next((t for t in doc if t.idx <= at < t.idx + len(t.text) + 1), None)
+    for _ in range(_MAX_HOPS):
+        if token is None or token.tag_.startswith(("VB", "MD")):
+            break
+        token = None if token.head is token else token.head
+    if token is None or re.search(r"[,;:]", sentence[min(at, token.idx) : max(at, token.idx)]):
+        return False  # "the carrier changed, book with Norvale from now on": another clause
+    if token.tag_ == "VBD":
+        return True
+    return token.tag_ == "VBN" and any(
+        c.dep_ == "aux" and c.lower_ in _PERFECT | _PAST_PERFECT for c in token.children
+    )
+
+
+_MAX_HOPS = 6  # how far up the parse a phrase's verb may be
+_PAST_PERFECT = frozenset({"had", "'d", "’d"})
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def about_what_came_before(sentence: str) -> bool:
     """Is the sentence a short word on the sentence before it, whose subject is a
     demonstrative standing for what was just said ("That's the standard from now on.",
@@ -410,6 +436,7 @@ def forget_clauses() -> None:
     states_generally.cache_clear()
     past_perfect.cache_clear()
     about_what_came_before.cache_clear()
+    said_of_the_past.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})

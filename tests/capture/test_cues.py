@@ -248,3 +248,19 @@ def test_a_condition_carries_over_unless_it_is_what_might_have_been(
 ) -> None:
     _, directives = _classify_turn(turn, first_turn=False)
     assert [d for k, d in directives if k is SentenceKind.DIRECTIVE] == [directive]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        # a complaint of how things went, with a word of recurrence in it
+        (
+            "The 'shift handover' note has been different every time, and nobody can read it.",
+            "other",
+        ),
+        ("The handover note has to be the same every time.", "directive"),
+        ("Every time a pallet ships, log the seal number.", "directive"),
+    ],
+)
+def test_recurrence_said_of_the_past_is_no_instruction(sentence: str, kind: str) -> None:
+    assert classify_sentence(sentence).value == kind

@@ -21,7 +21,7 @@ from dctx.capture.verbs import (
     NEGATIONS,
     REMOVALS,
 )
-from dctx.grammar import open_case, opens_command
+from dctx.grammar import open_case, opens_command, said_of_the_past
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -169,6 +169,8 @@ _LEAD_CONDITION = re.compile(
     r"anything|everything|whatever|any \w+|all \w+)\b[^,:]{1,120}?(?:,|:)\s*",
     re.IGNORECASE,
 )
+# the words that say an instruction holds from now on, or each time its case comes up
+_AHEAD = r"\b(from now on|going forward|in (the )?future|next time|every time|whenever)\b"
 MODAL = _rx(
     r"\byou (should|need to|must|have to|ought to|'?ll want to|can just)\b",
     r"\b(make sure|be sure to|remember to)\b",
@@ -182,7 +184,7 @@ MODAL = _rx(
     r"have to|ought to) (always |never |not |only |also )?(?!be (some|a|an)\b)(?!have\b)\w+",
     r"\b(no need to|there'?s no point|no point (in )?\w+ing|is pointless|not worth \w+ing)\b",
     r"\bstop [\w']+ing\b",
-    r"\b(from now on|going forward|in (the )?future|next time|every time|whenever)\b",
+    _AHEAD,
     r"\b((our|the|company|team|house) policy (is|says)|(it'?s|that'?s|this is) (our |company |"
     r"team )?policy|policy is to|as a policy|house style|rule of thumb|"
     r"(that'?s|it'?s|this is) the rule|standing rule)\b",
@@ -277,6 +279,17 @@ def commands_in(text: str) -> bool:
     return any(imperative_clause(strip_filler(c)) for c in _CLAUSE_SPLIT.split(text) if c.strip())
 
 
+def _tells_how_it_went(sentence: str) -> bool:
+    """Is every modal cue of the sentence a word of recurrence said of what has happened
+    ("The confirmation email has been different every time")? A complaint, not an
+    instruction."""
+    return all(
+        re.fullmatch(_AHEAD, hit.group(0), re.IGNORECASE)
+        and said_of_the_past(sentence, hit.start())
+        for hit in MODAL.finditer(sentence)
+    )
+
+
 def is_directive(sentence: str) -> bool:
     """Imperative or modal: some clause starts with a command verb, or the sentence states an
     obligation/preference ("X needs to go to Y", "I want a red-flag line at the top")."""
@@ -296,7 +309,7 @@ def is_directive(sentence: str) -> bool:
         return True
     if led and _REQUIREMENT.search(core):
         return True  # "For Staff and above, the loop needs a system design round"
-    if MODAL.search(sentence):
+    if MODAL.search(sentence) and not _tells_how_it_went(sentence):
         return True
     if _states_class_policy(core):
         return True  # "Gold members now also get the 1-hour priority callback"
