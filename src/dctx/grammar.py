@@ -293,6 +293,22 @@ def past_perfect(clause: str) -> bool:
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def of_every_one(phrase: str) -> bool:
+    """Does the phrase speak of every one of a kind by its determiner ("Every catering
+    order")? Not "each" ("For each MR: ..."), which walks through the ones in view, nor "all"
+    ("its all data from 2022"), which on real turns describes what is in view."""
+    if _EVERY.isdisjoint(w.lower() for w in _LETTERS.findall(phrase)):
+        return False
+    return any(
+        t.lower_ in _EVERY and t.dep_ in _DETERMINING and t.head.tag_.startswith("NN")
+        for t in _pipeline()(phrase)
+    )
+
+
+_EVERY = frozenset({"every"})
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def said_of_the_past(sentence: str, at: int) -> bool:
     """Is the phrase at character `at` said of what has happened: the verb it belongs to is in
     the past or the perfect ("has been different every time", "you've done it wrong every
@@ -437,6 +453,7 @@ def forget_clauses() -> None:
     past_perfect.cache_clear()
     about_what_came_before.cache_clear()
     said_of_the_past.cache_clear()
+    of_every_one.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})

@@ -12,7 +12,7 @@ import pytest
 from dctx.capture.corrections import find_corrections
 from dctx.capture.parse import parse_messages
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
-from dctx.capture.specs import opens_spec, spelled_out_spec, standing_spec
+from dctx.capture.specs import opens_spec, spelled_out_spec, standing_spec, stands
 from one_turn import active_rules
 
 _TASK = "text Mr Obi his pickup time"
@@ -192,7 +192,7 @@ def test_a_standing_spec_in_the_opening_request_is_a_standing_correction() -> No
 
 
 def test_a_spec_as_the_opening_request_without_a_standing_head_stays_the_readers_call() -> None:
-    opening = "Every pickup text like this: first name, the time, the counter number."
+    opening = "Each pickup text like this: first name, the time, the counter number."
     assert spelled_out_spec(opening) == opening
     assert _found(_TakesEveryTurnForATask(), task=opening) == []
 
@@ -246,8 +246,22 @@ def test_the_case_it_is_first_used_on_ends_the_spec() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("turn", "standing"),
+    [
+        ("Every haulage quote: the lane first, then the rate per pallet. Fix this one.", True),
+        ("For each MR: glab mr view <id>, record the state. Then the target branch.", False),
+        ("In this case it's all data from 2022: the demo ledger, nothing else.", False),
+    ],
+)
+def test_a_spec_of_every_one_of_a_kind_stands(turn: str, standing: bool) -> None:
+    """ "Every haulage quote: ..." speaks of every quote to come, as "from now on" would;
+    "for each MR" walks through the ones in view, and "all data" describes what is there."""
+    assert stands(spelled_out_spec(turn)) is standing
+
+
 def test_a_spec_head_without_a_standing_cue_stays_the_readers_call() -> None:
-    turn = "Every pickup text like this: first name, the time, the counter number."
+    turn = "Each pickup text like this: first name, the time, the counter number."
     assert spelled_out_spec(turn) == turn
     assert standing_spec(turn) == ""
     assert _found(_TakesEveryTurnForATask(), turn) == []

@@ -16,7 +16,7 @@ from dctx.capture.cues import (
     names_case,
     standing_cue,
 )
-from dctx.grammar import points_forward, says_when
+from dctx.grammar import of_every_one, points_forward, says_when
 from dctx.text import sentences, words
 
 _HEAD_WORDS = 14  # a head longer than this is a sentence of its own, not a spec's title
@@ -110,7 +110,8 @@ def stands(spec: str) -> bool:
     """Does the spec's head say it stands ("Every delivery note from now on: subject ...
     Body: ...")? Such a turn is a standing correction whatever its length: the reader,
     weighing a long list of items, takes it for a task."""
-    return bool(spec) and standing_cue(spec.partition(":")[0])
+    head = spec.partition(":")[0]
+    return bool(spec) and (standing_cue(head) or of_every_one(_last_clause(head)))
 
 
 def standing_spec(text: str) -> str:
