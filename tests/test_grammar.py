@@ -216,3 +216,18 @@ def test_a_word_of_recurrence_is_said_of_the_past_by_its_verb(
     sentence: str, phrase: str, past: bool
 ) -> None:
     assert grammar.said_of_the_past(sentence, sentence.index(phrase)) is past
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clause", "statement"),
+    [
+        ("Half of the tenants never read it and end up paying the late fee.", "end up", True),
+        ("The drivers check the seals and log the numbers.", "log", True),
+        ("Check the seals and log the numbers.", "log", False),
+        ("You check the seals and log the numbers.", "log", False),
+    ],
+)
+def test_a_verb_conjoined_to_a_statement_about_someone_continues_it(
+    sentence: str, clause: str, statement: bool
+) -> None:
+    assert grammar.continues_a_statement(sentence, sentence.index(clause)) is statement

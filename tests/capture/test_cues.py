@@ -264,3 +264,11 @@ def test_a_condition_carries_over_unless_it_is_what_might_have_been(
 )
 def test_recurrence_said_of_the_past_is_no_instruction(sentence: str, kind: str) -> None:
     assert classify_sentence(sentence).value == kind
+
+
+def test_the_second_verb_of_a_statement_about_someone_is_no_command() -> None:
+    said = "Half of the tenants never read the notice and end up paying the late fee."
+    assert classify_sentence(said) is not SentenceKind.DIRECTIVE
+    assert classify_sentence("Read the notice first, and add the late fee.") is (
+        SentenceKind.DIRECTIVE
+    )

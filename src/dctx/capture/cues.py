@@ -21,7 +21,7 @@ from dctx.capture.verbs import (
     NEGATIONS,
     REMOVALS,
 )
-from dctx.grammar import open_case, opens_command, said_of_the_past
+from dctx.grammar import continues_a_statement, open_case, opens_command, said_of_the_past
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -317,8 +317,31 @@ def is_directive(sentence: str) -> bool:
         return True  # "Dates as YYYY-MM-DD please, always."
     if _WANT_STANDING.search(sentence) and _STANDING_CONTEXT.search(strip_filler(sentence)):
         return True
-    clauses = [strip_filler(c) for c in _CLAUSE_SPLIT.split(core)[1:] if c]
-    return any(imperative_clause(c, general=general) or _states_class_policy(c) for c in clauses)
+    clauses = [
+        (strip_filler(core[cut.end() : end]), cut)
+        for cut, end in _clause_cuts(core)
+        if core[cut.end() : end].strip()
+    ]
+    return any(
+        (imperative_clause(c, general=general) and not _goes_on_saying(core, cut))
+        or _states_class_policy(c)
+        for c, cut in clauses
+    )
+
+
+def _goes_on_saying(text: str, cut: re.Match[str]) -> bool:
+    """Is the clause after an "and" the next verb of a statement about someone ("Half of
+    them never make that call and end up off their meds")? A comma splice ("we're on 3.11,
+    use builtin generics") is left alone: the small parser joins a command after a comma to
+    the statement before it."""
+    return cut.group(0).strip().lower() == "and" and continues_a_statement(text, cut.end())
+
+
+def _clause_cuts(text: str) -> list[tuple[re.Match[str], int]]:
+    """Each clause break of the text, with where the clause after it ends."""
+    cuts = list(_CLAUSE_SPLIT.finditer(text))
+    ends = [c.start() for c in cuts[1:]] + [len(text)]
+    return list(zip(cuts, ends[: len(cuts)], strict=True))
 
 
 def classify_sentence(
