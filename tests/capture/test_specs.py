@@ -246,6 +246,20 @@ def test_the_case_it_is_first_used_on_ends_the_spec() -> None:
     )
 
 
+def test_a_short_command_on_the_output_in_view_ends_the_spec() -> None:
+    """ "Redo it." acts on this output: a step of this task, not an item of the format, and
+    what follows it ("waive the fee for them") is not the format's either."""
+    turn = (
+        "Every haulage quote: the lane first, then the rate per pallet. Redo it. And waive "
+        "the fuel surcharge for them. Sign it with the depot code."
+    )
+    assert (
+        spelled_out_spec(turn) == "Every haulage quote: the lane first, then the rate per pallet."
+    )
+    kept = "Every haulage quote: the lane first. Sign it with the depot code. Then the weight."
+    assert spelled_out_spec(kept) == kept
+
+
 @pytest.mark.parametrize(
     ("turn", "standing"),
     [

@@ -12,6 +12,7 @@ from dctx.capture.cues import (
     ASKS_AGENT,
     SentenceKind,
     classify_sentence,
+    command_words,
     commands_in,
     names_case,
     standing_cue,
@@ -73,9 +74,9 @@ def points_ahead(sentence: str) -> bool:
 def spelled_out_spec(text: str) -> str:
     """The spec a turn sets out: the sentence that opens it and those after it, up to the
     first that asks, accepts, withdraws, is for this task only ("Can you send her a
-    corrected one?", "Also just this once convert the revenue lines to EUR") or names the
-    case it is first used on ("First one: the Bosworth-Adair wedding, EV-3179."). "" when
-    none."""
+    corrected one?", "Also just this once convert the revenue lines to EUR"), names the
+    case it is first used on ("First one: the Bosworth-Adair wedding, EV-3179.") or only
+    acts on this output ("Redo it."). "" when none."""
     parts = [p for p in sentences(text) if p.strip()]
     for k, part in enumerate(parts):
         after = parts[k + 1] if k + 1 < len(parts) else ""
@@ -99,11 +100,30 @@ def spelled_out_spec(text: str) -> str:
             said = later.partition(":")[0]
             if later.rstrip().endswith("?") or classify_sentence(said) in _ENDS:
                 break
-            if ASKS_AGENT.search(said) or names_case(later):
+            if ASKS_AGENT.search(said) or names_case(later) or _redoes_this(later):
                 break  # "Anyway, can you log a contact for AV-231170, ...": this task
             spec.append(later)
         return " ".join(spec)
     return ""
+
+
+# the words by which a short command acts on the output in view ("Redo it.", "Fix that.")
+_THIS_OUTPUT = frozenset({"it", "this", "that"})
+_SHORT_COMMAND = 3  # words of a command that names nothing but the output it acts on
+
+
+def _redoes_this(sentence: str) -> bool:
+    """Is the sentence a short command on the output in view ("Redo it.", "Send it now.")?
+    That is this task's step, not an item of the spec before it."""
+    said = command_words(sentence)
+    return (
+        1 < len(said) <= _SHORT_COMMAND
+        and said[1] in _THIS_OUTPUT
+        and classify_sentence(sentence) in _ASKED
+    )
+
+
+_ASKED = frozenset({SentenceKind.REQUEST, SentenceKind.DIRECTIVE})
 
 
 def stands(spec: str) -> bool:
