@@ -45,3 +45,13 @@ def test_a_command_about_this_one_is_a_one_off() -> None:
     # "on this one", as "for this one": the case in hand, not every case
     turn = "Waive the late fee on this one: the return box was jammed. Always print the receipt."
     assert _directives(turn) == ["Always print the receipt."]
+
+
+def test_a_marker_with_a_reason_after_its_colon_still_marks_the_directive_before_it() -> None:
+    turn = "Waive the late fee for her. Just her, just this once: her card was stolen in May."
+    assert _directives(turn) == []
+
+
+def test_a_marker_with_a_command_after_its_colon_marks_nothing_before_it() -> None:
+    turn = "Always print the receipt. Just this once: email it to her as well."
+    assert [d.rstrip(".") for d in _directives(turn)] == ["Always print the receipt"]

@@ -556,7 +556,13 @@ _ASKED = re.compile(rf"^{ASKING}\s+(?:please\s+)?", re.IGNORECASE)
 def _only_marks_one_off(sentence: str) -> bool:
     """Is the sentence only a one-off marker ("Don't make a habit of it.", "Just this once.",
     "It's a one-off."), saying nothing of its own and asking nothing ("Do it for this one"
-    applies the rule before to this case too), so that it marks the directive before it?"""
+    applies the rule before to this case too), so that it marks the directive before it? A
+    reason after a colon does not change that ("Just them, just this once: her grandmother's
+    making the cake"); a command there is a one-off of its own ("Just this once: convert the
+    totals to EUR"), and marks nothing before it."""
+    head, colon, why = sentence.partition(":")
+    if colon and why.strip() and not (opens_command(why.strip()) or is_directive(why)):
+        sentence = head
     rest = ONE_OFF.sub(" ", sentence).strip(" ,.!;:")
     if [w for w in words(rest) if w.lower() not in STOPWORDS]:
         return False
