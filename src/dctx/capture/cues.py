@@ -284,10 +284,12 @@ def _tells_how_it_went(sentence: str) -> bool:
     ("The confirmation email has been different every time")? A complaint, not an
     instruction."""
     return all(
-        re.fullmatch(_AHEAD, hit.group(0), re.IGNORECASE)
-        and said_of_the_past(sentence, hit.start())
+        _AHEAD_ONLY.fullmatch(hit.group(0)) and said_of_the_past(sentence, hit.start())
         for hit in MODAL.finditer(sentence)
     )
+
+
+_AHEAD_ONLY = re.compile(_AHEAD, re.IGNORECASE)
 
 
 def is_directive(sentence: str) -> bool:

@@ -96,7 +96,7 @@ def _after_its_subject(raw: list[str], i: int) -> bool:
 
 
 # what may stand before a command's "don't" in its clause: a closed class
-_BEFORE_COMMAND = frozenset({"please", "and", "but", "so", "then", "just", "also", "and,"})
+_BEFORE_COMMAND = frozenset({"please", "and", "but", "so", "then", "just", "also"})
 
 
 def threshold_side(text: str, numeric: NumericCondition) -> Literal["same", "other"] | None:
