@@ -272,18 +272,3 @@ def test_the_second_verb_of_a_statement_about_someone_is_no_command() -> None:
     assert classify_sentence("Read the notice first, and add the late fee.") is (
         SentenceKind.DIRECTIVE
     )
-
-
-@pytest.mark.parametrize(
-    ("sentence", "kind"),
-    [
-        ("cancel that and redo", "request"),
-        ("Send it now.", "request"),
-        ("Never do that again.", "directive"),
-        ("Keep it under 150 words.", "directive"),
-    ],
-)
-def test_a_short_command_on_the_output_in_view_is_this_tasks_request(
-    sentence: str, kind: str
-) -> None:
-    assert classify_sentence(sentence).value == kind

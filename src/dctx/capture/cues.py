@@ -279,25 +279,6 @@ def commands_in(text: str) -> bool:
     return any(imperative_clause(strip_filler(c)) for c in _CLAUSE_SPLIT.split(text) if c.strip())
 
 
-# the words by which a short command acts on the output in view ("cancel that", "redo it")
-_THIS_OUTPUT = frozenset({"it", "this", "that"})
-_SHORT_COMMAND = 4  # words of a command that names nothing but the output it acts on
-
-
-def acts_on_this_output(sentence: str) -> bool:
-    """Is the sentence a short command whose object is only the output in view ("Redo it.",
-    "cancel that and redo", "Send it now.")? That is this task's step; "never do that
-    again" is no such command (a prohibition), nor one with words of its own."""
-    said = command_words(sentence)
-    return (
-        1 < len(said) <= _SHORT_COMMAND
-        and len(sentence.split()) <= _SHORT_COMMAND  # "Keep it under 150 words": a format
-        and said[0] not in NEGATIONS | CESSATIONS
-        and said[1] in _THIS_OUTPUT
-        and opens_command(" ".join(said[:2]), IMPERATIVE_VERBS)
-    )
-
-
 def _tells_how_it_went(sentence: str) -> bool:
     """Is every modal cue of the sentence a word of recurrence said of what has happened
     ("The confirmation email has been different every time")? A complaint, not an
@@ -384,8 +365,6 @@ def classify_sentence(
         return SentenceKind.DIRECTIVE if standing and is_directive(text) else SentenceKind.REQUEST
     if REQUEST.search(core) and not standing and not _REDIRECTS_HABIT.search(core):
         return SentenceKind.REQUEST
-    if not standing and acts_on_this_output(core):
-        return SentenceKind.REQUEST  # "cancel that and redo", "delete it": this output
     if (
         not standing
         and _TASK_BOUND.search(_EXAMPLES.sub(" ", text))

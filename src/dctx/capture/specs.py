@@ -11,8 +11,8 @@ import re
 from dctx.capture.cues import (
     ASKS_AGENT,
     SentenceKind,
-    acts_on_this_output,
     classify_sentence,
+    command_words,
     commands_in,
     names_case,
     standing_cue,
@@ -100,11 +100,30 @@ def spelled_out_spec(text: str) -> str:
             said = later.partition(":")[0]
             if later.rstrip().endswith("?") or classify_sentence(said) in _ENDS:
                 break
-            if ASKS_AGENT.search(said) or names_case(later) or acts_on_this_output(later):
+            if ASKS_AGENT.search(said) or names_case(later) or _redoes_this(later):
                 break  # "Anyway, can you log a contact for AV-231170, ...": this task
             spec.append(later)
         return " ".join(spec)
     return ""
+
+
+# the words by which a short command acts on the output in view ("Redo it.", "Fix that.")
+_THIS_OUTPUT = frozenset({"it", "this", "that"})
+_SHORT_COMMAND = 3  # words of a command that names nothing but the output it acts on
+
+
+def _redoes_this(sentence: str) -> bool:
+    """Is the sentence a short command on the output in view ("Redo it.", "Send it now.")?
+    That is this task's step, not an item of the spec before it."""
+    said = command_words(sentence)
+    return (
+        1 < len(said) <= _SHORT_COMMAND
+        and said[1] in _THIS_OUTPUT
+        and classify_sentence(sentence) in _ASKED
+    )
+
+
+_ASKED = frozenset({SentenceKind.REQUEST, SentenceKind.DIRECTIVE})
 
 
 def stands(spec: str) -> bool:
