@@ -561,13 +561,19 @@ def _only_marks_one_off(sentence: str) -> bool:
     making the cake"); a command there is a one-off of its own ("Just this once: convert the
     totals to EUR"), and marks nothing before it."""
     head, colon, why = sentence.partition(":")
-    if colon and why.strip() and not (opens_command(why.strip()) or is_directive(why)):
+    if colon and why.strip() and not _asks_something(why):
         sentence = head
     rest = ONE_OFF.sub(" ", sentence).strip(" ,.!;:")
     if [w for w in words(rest) if w.lower() not in STOPWORDS]:
         return False
     # "Do it for this one": the rule before, applied here too
-    return not (rest and (opens_command(rest) or is_directive(rest)))
+    return not _asks_something(rest)
+
+
+def _asks_something(text: str) -> bool:
+    """Does the text, beside a one-off marker, open with a command or state a directive?"""
+    said = text.strip()
+    return bool(said) and (opens_command(said) or is_directive(said))
 
 
 _WHOLE_TURN_ONE_OFF = re.compile(

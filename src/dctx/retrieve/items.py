@@ -66,20 +66,19 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
             keys.update(own)
             if isinstance(value, dict):
                 stack.append(value)
-            elif isinstance(value, list):
+                continue
+            if isinstance(value, bool):
+                fields.append(Field(str(key), key_parts(own), value))
+                continue
+            if isinstance(value, list):
                 lists.append((str(key), value))
                 fields.append(Field(str(key), key_parts(own), bool(value)))
-                for element in value[:MAX_ITEMS]:
-                    if isinstance(element, str) and len(element) <= _MAX_VALUE_CHARS:
-                        values.add(element.strip().lower())
-                        stems.update(content_stems(element))
-                        fields.append(Field(str(key), key_parts(own), element.strip().lower()))
-            elif isinstance(value, bool):
-                fields.append(Field(str(key), key_parts(own), value))
-            elif isinstance(value, str) and len(value) <= _MAX_VALUE_CHARS:
-                values.add(value.strip().lower())
-                stems.update(content_stems(value))
-                fields.append(Field(str(key), key_parts(own), value.strip().lower()))
+            # a string value, or each string a list holds: a value of this key
+            for text in value[:MAX_ITEMS] if isinstance(value, list) else [value]:
+                if isinstance(text, str) and len(text) <= _MAX_VALUE_CHARS:
+                    values.add(text.strip().lower())
+                    stems.update(content_stems(text))
+                    fields.append(Field(str(key), key_parts(own), text.strip().lower()))
     about = context | keys | stems
     yield Item(
         frozenset(values), frozenset(keys), frozenset(about), record or not lists, tuple(fields)
