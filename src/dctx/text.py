@@ -24,6 +24,9 @@ _SENT_SPLIT = re.compile(
     r"(?<=[.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)"
     + "".join(rf"(?<!\b{t}\.)" for t in _TITLES)
     + r"\s+(?=[\"'(\[]?[A-Za-z0-9])|\n+"
+    # after a closing quote that ends with a stop, where a new sentence begins ('the line
+    # "No contract." Half our calls ...'; not 'add "Bring your ID." before the Reply part')
+    r"|(?<=[.!?][\"\u201d])\s+(?=[A-Z0-9])"
 )
 
 STOPWORDS = frozenset(
@@ -99,21 +102,34 @@ def key_stems(key: str) -> tuple[str, ...]:
 
 def sentences(text: str) -> list[str]:
     """Split a message into sentences (and lines); keeps the punctuation. A stop inside
-    brackets ends no sentence: "(late baggage? no, it's 'processing'... use 18)" is an aside
-    of the sentence around it, not sentences of its own."""
+    brackets or double quotes ends no sentence: "(late baggage? no, it's 'processing'... use
+    18)" is an aside of the sentence around it, and 'Then: "Need to reschedule? Reply to this
+    email."' one line of a template, not sentences of their own."""
     out: list[str] = []
     open_brackets = 0
+    in_quotes = False
     for line in (text or "").splitlines():
         for part in (p.strip() for p in _SENT_SPLIT.split(line)):
             if not part:
                 continue
-            if open_brackets > 0:  # only after a part was kept
+            if open_brackets > 0 or in_quotes:  # only after a part was kept
                 out[-1] = f"{out[-1]} {part}"
             else:
                 out.append(part)
             open_brackets = max(0, open_brackets + _depth(part))
-        open_brackets = 0  # a line break ends a sentence, closed or not
+            in_quotes = _opens_quote(part, in_quotes)
+        open_brackets, in_quotes = 0, False  # a line break ends a sentence, closed or not
     return out
+
+
+def _opens_quote(part: str, in_quotes: bool) -> bool:
+    """Is a double quote open after the text, given whether one was open before it? Straight
+    quotes toggle; a curly one says which way it goes."""
+    straight = part.count('"') % 2 == 1
+    curly = part.count("\u201c") - part.count("\u201d")
+    if curly:
+        return curly > 0
+    return in_quotes != straight
 
 
 def _depth(part: str) -> int:

@@ -272,3 +272,29 @@ def test_the_second_verb_of_a_statement_about_someone_is_no_command() -> None:
     assert classify_sentence("Read the notice first, and add the late fee.") is (
         SentenceKind.DIRECTIVE
     )
+
+
+def test_a_stop_inside_double_quotes_ends_no_sentence() -> None:
+    """A template line ('Then: "Questions? Call us."') or a quoted message is one sentence;
+    a line break still ends it, closed or not."""
+    assert sentences('Then: "Questions? Call us. We reply fast." then sign it. Done.') == [
+        'Then: "Questions? Call us. We reply fast." then sign it.',
+        "Done.",
+    ]
+    assert sentences("He wrote \u201cstop. now\u201d twice. Fine.") == [
+        "He wrote \u201cstop. now\u201d twice.",
+        "Fine.",
+    ]
+    assert sentences('A 12" board. Cut it.\nNext line.') == ['A 12" board. Cut it.', "Next line."]
+
+
+def test_a_closing_quote_after_a_stop_ends_a_sentence_when_a_new_one_begins() -> None:
+    text = (
+        'Add the line "Gates open at 9." Parents ask every week. Tell them "Bring water." '
+        "before the map, it gets hot."
+    )
+    assert sentences(text) == [
+        'Add the line "Gates open at 9."',
+        "Parents ask every week.",
+        'Tell them "Bring water." before the map, it gets hot.',
+    ]

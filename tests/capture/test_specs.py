@@ -365,3 +365,40 @@ def test_the_sentence_that_opens_a_spec_in_its_last_clause_is_the_spec_rule_once
             False,
         )
     ]
+
+
+def test_a_head_with_an_aside_before_and_a_complaint_after_is_one_rule() -> None:
+    """The comma clause that says it stands and points at what follows is the head; what
+    comes before it ("while I've got you") and after it ("I keep redoing them") is neither
+    the head nor a rule of its own."""
+    turn = (
+        "Oh and while you're at it, this is how every boarding summary should look from now "
+        "on, I keep redoing them:\nFirst line: the dog's name and kennel number.\n"
+        "Then feeding times.\nNo emojis."
+    )
+    spec = (
+        "this is how every boarding summary should look from now on: First line: the dog's "
+        "name and kennel number. Then feeding times. No emojis."
+    )
+    assert spelled_out_spec(turn) == spec
+    assert _found(_TakesEveryTurnForATask(), turn) == [(spec, False)]
+
+
+def test_a_question_quoted_in_an_item_does_not_end_the_spec() -> None:
+    turn = (
+        "From now on every recall card goes like this: first line the pet's name. "
+        'Then: "Questions? Call the front desk." Signed "Front Desk".'
+    )
+    assert spelled_out_spec(turn) == turn
+
+
+def test_an_item_a_bare_one_off_marker_follows_is_not_one_of_the_items() -> None:
+    """ "For the Okafors only, add the gate code. Just this once." is this case's extra, not
+    part of the format every case gets."""
+    turn = (
+        "Every delivery text from now on: the window, then the driver's name.\n"
+        "For the Okafors only, add the gate code. Just this once."
+    )
+    assert spelled_out_spec(turn) == (
+        "Every delivery text from now on: the window, then the driver's name."
+    )

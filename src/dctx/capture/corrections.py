@@ -23,14 +23,13 @@ from dctx.capture.cues import (
     _CLAUSE_SPLIT,
     _LEAD_CONDITION,
     ASKING,
-    ONE_OFF,
     SentenceKind,
     announces,
     classify_sentence,
     command_words,
     continues,
-    is_directive,
     looks_ahead,
+    only_marks_one_off,
     prohibits,
     strip_filler,
     takes_away,
@@ -47,7 +46,6 @@ from dctx.grammar import (
     CONDITION_OPENER,
     names_nothing,
     names_without_verb,
-    opens_command,
     opens_with_pronoun_case,
     past_perfect,
     says_when,
@@ -55,7 +53,7 @@ from dctx.grammar import (
     states_generally,
 )
 from dctx.models import Message, Session
-from dctx.text import STOPWORDS, content_stems, sentences, words
+from dctx.text import content_stems, sentences
 
 
 def describe_step(msg: Message) -> str:
@@ -519,7 +517,9 @@ def _gathered(
     within = _plain(spec)
     if any(_plain(d).find(within) >= 0 for k, d in directives if k is SentenceKind.DIRECTIVE):
         return directives  # the spec is already part of a directive that says more
-    opening = _plain(sentences(spec)[0])
+    # the head, up to its colon: the sentence that says it may go on past the head with an
+    # aside ("this is how every email should look from now on, I'm tired of rewriting them:")
+    opening = _plain(sentences(spec)[0].partition(":")[0])
     out: list[tuple[SentenceKind, str]] = []
     for kind, directive in directives:
         plain = _plain(directive)
@@ -551,29 +551,6 @@ _NOT_GENERAL = re.compile(
     re.IGNORECASE,
 )
 _ASKED = re.compile(rf"^{ASKING}\s+(?:please\s+)?", re.IGNORECASE)
-
-
-def _only_marks_one_off(sentence: str) -> bool:
-    """Is the sentence only a one-off marker ("Don't make a habit of it.", "Just this once.",
-    "It's a one-off."), saying nothing of its own and asking nothing ("Do it for this one"
-    applies the rule before to this case too), so that it marks the directive before it? A
-    reason after a colon does not change that ("Just them, just this once: her grandmother's
-    making the cake"); a command there is a one-off of its own ("Just this once: convert the
-    totals to EUR"), and marks nothing before it."""
-    head, colon, why = sentence.partition(":")
-    if colon and why.strip() and not _asks_something(why):
-        sentence = head
-    rest = ONE_OFF.sub(" ", sentence).strip(" ,.!;:")
-    if [w for w in words(rest) if w.lower() not in STOPWORDS]:
-        return False
-    # "Do it for this one": the rule before, applied here too
-    return not _asks_something(rest)
-
-
-def _asks_something(text: str) -> bool:
-    """Does the text, beside a one-off marker, open with a command or state a directive?"""
-    said = text.strip()
-    return bool(said) and (opens_command(said) or is_directive(said))
 
 
 _WHOLE_TURN_ONE_OFF = re.compile(
@@ -628,7 +605,7 @@ def _classify_turn(
             directives.pop()  # stated as one person's preference, not a rule
             continue
         if kind is SentenceKind.ONE_OFF and k > 0 and kinds[k - 1] is SentenceKind.DIRECTIVE:
-            if directives and _only_marks_one_off(sentence):
+            if directives and only_marks_one_off(sentence):
                 directives.pop()  # "Send a crew anyway. Don't make a habit of it."
             continue
         if kind is SentenceKind.OTHER and directives and _ELABORATES.match(strip_filler(sentence)):

@@ -21,7 +21,13 @@ from dctx.capture.verbs import (
     NEGATIONS,
     REMOVALS,
 )
-from dctx.grammar import continues_a_statement, open_case, opens_command, said_of_the_past
+from dctx.grammar import (
+    continues_a_statement,
+    open_case,
+    opens_command,
+    said_of_the_past,
+)
+from dctx.text import STOPWORDS, words
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -522,3 +528,28 @@ def prohibits(text: str) -> bool:
     return bool(toks) and (
         toks[0] in NEGATIONS or toks[0] in CESSATIONS or toks[:2] == ["do", "not"]
     )
+
+
+def only_marks_one_off(sentence: str) -> bool:
+    """Is the sentence only a one-off marker ("Don't make a habit of it.", "Just this once.",
+    "It's a one-off."), saying nothing of its own and asking nothing ("Do it for this one"
+    applies the rule before to this case too), so that it marks the directive before it? A
+    reason after a colon does not change that ("Just them, just this once: her grandmother's
+    making the cake"); a command there is a one-off of its own ("Just this once: convert the
+    totals to EUR"), and marks nothing before it."""
+    if not ONE_OFF.search(sentence):
+        return False  # "for ...'." says nothing either, and marks nothing
+    head, colon, why = sentence.partition(":")
+    if colon and why.strip() and not _asks_something(why):
+        sentence = head
+    rest = ONE_OFF.sub(" ", sentence).strip(" ,.!;:")
+    if [w for w in words(rest) if w.lower() not in STOPWORDS]:
+        return False
+    # "Do it for this one": the rule before, applied here too
+    return not _asks_something(rest)
+
+
+def _asks_something(text: str) -> bool:
+    """Does the text, beside a one-off marker, open with a command or state a directive?"""
+    said = text.strip()
+    return bool(said) and (opens_command(said) or is_directive(said))

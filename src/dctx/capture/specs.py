@@ -15,6 +15,7 @@ from dctx.capture.cues import (
     command_words,
     commands_in,
     names_case,
+    only_marks_one_off,
     standing_cue,
 )
 from dctx.grammar import of_every_one, points_forward, says_when
@@ -38,6 +39,21 @@ def _last_clause(text: str) -> str:
     return _CLAUSE_BREAK.split(text.strip())[-1]
 
 
+def _head_clause(text: str) -> str:
+    """The clause of a sentence that heads a spec: its last clause (`_last_clause`) or, when
+    that is longer than a head, the comma clause of it that says it stands and points at what
+    follows, with an aside before it or a complaint after it ("And while I've got you, this
+    is how every clear-to-close email should look from now on, I'm tired of rewriting
+    yours")."""
+    last = _last_clause(text)
+    if len(last.split()) <= _HEAD_WORDS:
+        return last
+    for clause in last.split(", "):
+        if standing_cue(clause) and points_forward(clause):
+            return clause
+    return last
+
+
 def opens_spec(sentence: str) -> bool:
     """Does the sentence open a spec: a short head that says to what cases it applies (a
     universal determiner, a condition, a standing cue) or points at what follows ("For the
@@ -47,7 +63,7 @@ def opens_spec(sentence: str) -> bool:
     A bare plural alone ("Transcript replies: ...") is no head: on real sessions it opened
     pasted logs ("Max frames: 7")."""
     head, colon, items = sentence.partition(":")
-    head = _last_clause(head)
+    head = _head_clause(head)
     if not colon or not items.strip() or not _LABEL_WORDS < len(head.split()) <= _HEAD_WORDS:
         return False
     if items.rstrip().endswith("?"):
@@ -64,7 +80,7 @@ def points_ahead(sentence: str) -> bool:
     it set out ("Recall notices to agencies, this is the format from now on. Subject: ...",
     "Here's how I want denial letters from now on. First sentence ...")? A short head with a
     standing cue that points at what follows (grammar.points_forward) and gives no command."""
-    said = _last_clause(sentence)
+    said = _head_clause(sentence)
     toks = words(said)
     if said.endswith("?") or ":" in said or not _LABEL_WORDS < len(toks) <= _HEAD_WORDS:
         return False
@@ -74,7 +90,8 @@ def points_ahead(sentence: str) -> bool:
 def spelled_out_spec(text: str) -> str:
     """The spec a turn sets out: the sentence that opens it and those after it, up to the
     first that asks, accepts, withdraws, is for this task only ("Can you send her a
-    corrected one?", "Also just this once convert the revenue lines to EUR"), names the
+    corrected one?", "Also just this once convert the revenue lines to EUR", or one a bare
+    one-off marker follows: "For him only, add his gate code. Just this once."), names the
     case it is first used on ("First one: the Bosworth-Adair wedding, EV-3179.") or only
     acts on this output ("Redo it."). "" when none."""
     parts = [p for p in sentences(text) if p.strip()]
@@ -87,19 +104,21 @@ def spelled_out_spec(text: str) -> str:
         head = f"{part} {after}" if ends else part
         if opens_spec(head):
             said, colon, items = part.partition(":")
-            opening = f"{_last_clause(said)}{colon}{items}"
+            opening = f"{_head_clause(said)}{colon}{items}"
         elif after and points_ahead(part):
-            opening = _last_clause(part)
+            opening = _head_clause(part)
         else:
             continue
         # from the head's clause on: a complaint before it in its sentence is no part of it
         spec = [opening]
-        for later in parts[k + 1 :]:
+        for j, later in enumerate(parts[k + 1 :], start=k + 1):
             # what follows an item's colon is its content ("sections: Done this week, Next
             # week"), not a word on how long the spec holds
             said = later.partition(":")[0]
             if later.rstrip().endswith("?") or classify_sentence(said) in _ENDS:
                 break
+            if j + 1 < len(parts) and only_marks_one_off(parts[j + 1]):
+                break  # "For him only, add 'Bring your new ID card.' Just this once."
             if ASKS_AGENT.search(said) or names_case(later) or _redoes_this(later):
                 break  # "Anyway, can you log a contact for AV-231170, ...": this task
             spec.append(later)
