@@ -231,3 +231,15 @@ def test_a_verb_conjoined_to_a_statement_about_someone_continues_it(
     sentence: str, clause: str, statement: bool
 ) -> None:
     assert grammar.continues_a_statement(sentence, sentence.index(clause)) is statement
+
+
+@pytest.mark.parametrize(
+    ("phrase", "without"),
+    [
+        ("Always 45 on anything I send you.", "Always 45 on anything ."),
+        ("Every crate that leaves the yard gets a seal.", "Every crate gets a seal."),
+        ("Seal the crate.", "Seal the crate."),
+    ],
+)
+def test_a_phrase_without_its_relative_clauses(phrase: str, without: str) -> None:
+    assert grammar.without_relative_clauses(phrase) == without

@@ -382,6 +382,16 @@ def subject_of(clause: str, verbs: frozenset[str]) -> str:
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def without_relative_clauses(phrase: str) -> str:
+    """The phrase without its relative clauses ("Always 45 on anything I send you" -> "Always
+    45 on anything"): a clause that only says which things a noun means leaves the phrase
+    around it as verbless as it was."""
+    doc = _pipeline()(phrase)
+    inside = {t.i for t in doc if t.dep_ == "relcl" for t in t.subtree}
+    return "".join(t.text_with_ws for t in doc if t.i not in inside).strip()
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def names_without_verb(fragment: str) -> bool:
     """Is the fragment a short phrase that names something and says nothing of it: no verb,
     at least one noun ("bn and m", "metric units"; not "that was wrong", not "good")?"""
@@ -460,22 +470,12 @@ def _in_the_present(verb: Token) -> bool:
 
 
 def forget_clauses() -> None:
-    """Empty the caches of parsed clauses (the words of every turn read), after a forget."""
-    opens_command.cache_clear()
-    says_when.cache_clear()
-    leading_clause.cache_clear()
-    opens_with_pronoun_case.cache_clear()
-    _cases.cache_clear()
-    points_forward.cache_clear()
-    subject_of.cache_clear()
-    names_without_verb.cache_clear()
-    names_nothing.cache_clear()
-    states_generally.cache_clear()
-    past_perfect.cache_clear()
-    about_what_came_before.cache_clear()
-    said_of_the_past.cache_clear()
-    of_every_one.cache_clear()
-    continues_a_statement.cache_clear()
+    """Empty the caches of parsed clauses (the words of every turn read), after a forget:
+    every cached question of this module, so a new one cannot be left out (the parser itself
+    holds no text)."""
+    for value in list(globals().values()):
+        if value is not _pipeline and isinstance(value, functools._lru_cache_wrapper):
+            value.cache_clear()
 
 
 _HORTATIVE = frozenset({"let's", "let’s", "lets"})

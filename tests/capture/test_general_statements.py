@@ -28,10 +28,15 @@ def _active(memory: Memory) -> list[str]:
     return [r.text for r in memory.rules(status=RuleStatus.ACTIVE)]
 
 
+def _rules_from(tmp_path: Path, turn: str) -> list[str]:
+    """The active rules a reply leaves that the reader is sure lasts."""
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
+        _capture(memory, turn)
+        return _active(memory)
+
+
 def test_a_general_statement_is_the_rule_of_a_lasting_reply(tmp_path: Path) -> None:
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(STATES)) as memory:
-        _capture(memory, STATES)
-        active = _active(memory)
+    active = _rules_from(tmp_path, STATES)
     assert len(active) == 1 and "chilled van" in active[0]
     assert "swap" not in active[0].lower()  # the request of this case stays out
 
@@ -58,9 +63,7 @@ BESIDE = (
 def test_a_general_statement_beside_a_command_is_kept_too(tmp_path: Path) -> None:
     # the command the cues find is this order's; the statement of how a kind of thing is
     # handled is the one that lasts, and is kept beside it
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(BESIDE)) as memory:
-        _capture(memory, BESIDE)
-        active = _active(memory)
+    active = _rules_from(tmp_path, BESIDE)
     assert any("Wedding cakes travel in the chilled van" in text for text in active), active
     assert not any("forgot" in text for text in active)
 
@@ -74,9 +77,7 @@ REASON = (
 def test_a_statement_that_gives_a_commands_reason_is_not_a_rule_of_its_own(
     tmp_path: Path,
 ) -> None:
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(REASON)) as memory:
-        _capture(memory, REASON)
-        active = _active(memory)
+    active = _rules_from(tmp_path, REASON)
     assert active and all(text.startswith("If a wedding cake has nuts") for text in active), active
 
 
@@ -84,8 +85,18 @@ def test_a_conditional_statement_is_the_rule_with_its_condition(tmp_path: Path) 
     """ "If X, a Y gets Z": under a condition said first, "a" means any one, so the main
     clause states how a kind of thing is handled."""
     turn = "No. If a cake has three tiers or more, a second driver rides along. They tip."
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
-        _capture(memory, turn)
-        active = _active(memory)
+    active = _rules_from(tmp_path, turn)
     assert len(active) == 1
     assert "three tiers" in active[0] and "second driver" in active[0]
+
+
+AFTER = (
+    "No, the chilled van. Always the chilled van for anything that has cream in it. "
+    "Big vans run warm."
+)
+
+
+def test_a_statement_right_after_a_command_is_its_reason(tmp_path: Path) -> None:
+    """ "Big vans run warm" says why the command before it holds, not a rule beside it."""
+    active = _rules_from(tmp_path, AFTER)
+    assert active == ["Always use the chilled van for anything that has cream in it."], active

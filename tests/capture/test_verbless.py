@@ -44,6 +44,16 @@ from dctx.capture.verbless import as_imperative, with_lone_adverbs
             "invoices: net weight plus the tare in the buyer's own units, always",
             "Invoices: always use net weight plus the tare in the buyer's own units.",
         ),
+        # a relative clause only says which things are meant: no verb of the fragment's own
+        (
+            "Always 20 kg on anything we ship abroad.",
+            "Always use 20 kg on anything we ship abroad.",
+        ),
+        (
+            "Always the cold room for whatever comes in frozen.",
+            "Always use the cold room for whatever comes in frozen.",
+        ),
+        ("Always check what we ship abroad.", None),  # a command of its own
     ],
 )
 def test_verbless_fragments(said: str, meant: str | None) -> None:

@@ -474,14 +474,17 @@ def _stated_generally(text: str, taken: list[tuple[SentenceKind, str]]) -> list[
     `states_generally`) and that the cues took as nothing else. One that speaks of what a
     command of the turn speaks of is that command's reason ("Engineering bounces every bug
     from a patched install" beside "if the install has an external patch, don't file a
-    bug"), not a rule of its own."""
+    bug"), not a rule of its own; so is one said right after a command ("Always 45 on anything
+    I send you. Closings slip, and ...")."""
     said = {d for _, d in taken}
     covered = [set(content_stems(d)) for _, d in taken]
+    parts = [strip_filler(s) for s in sentences(text)]
     return [
         p
-        for p in (strip_filler(s) for s in sentences(text))
+        for k, p in enumerate(parts)
         if p
         and p not in said
+        and (k == 0 or parts[k - 1] not in said)
         and classify_sentence(p) is SentenceKind.OTHER
         and states_generally(p)
         and not any(len(set(content_stems(p)) & words) >= _REASON_OVERLAP for words in covered)

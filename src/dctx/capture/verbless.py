@@ -18,7 +18,7 @@ from dctx.capture.cues import (
     strip_filler,
 )
 from dctx.capture.verbs import FINITE_MARKERS, STANDING_ADVERBS
-from dctx.grammar import about_what_came_before
+from dctx.grammar import about_what_came_before, without_relative_clauses
 
 _TOKEN = re.compile(r"[\w'’-]+")
 _MAX_WORDS = 16  # a fragment longer than this is a description, not an elided command
@@ -68,7 +68,8 @@ def _is_contrast(part: str) -> bool:
 def standing_fragment(sentence: str) -> bool:
     """A short sentence with no verb (no finite clause, no imperative) and a standing adverb
     that stands apart from its noun phrase: first, last, or set off by commas ("as always" and
-    "thanks, always a pleasure" are courtesies). A topic before a colon does not count, but a
+    "thanks, always a pleasure" are courtesies). A relative clause is no verb of the fragment's
+    own ("Always 45 on anything I send you"). A topic before a colon does not count, but a
     topic whose value is one thing against another ("image refs: digest, not tag") states a
     convention for that topic as the adverb would."""
     topic, core = _topic(strip_filler(sentence).strip())
@@ -77,8 +78,10 @@ def standing_fragment(sentence: str) -> bool:
         return False
     if ACCEPTANCE.match(sentence.strip()):
         return False
-    if any(_finite(t) for t in toks):
-        return False
+    if any(_finite(t) for t in toks) and any(
+        _finite(t) for t in _tokens(without_relative_clauses(core))
+    ):
+        return False  # the parse only where a finite word may sit in a relative clause
     apart = [p.strip().lower() for p in core.rstrip(".!").split(",")]
     if topic and len(apart) == 2 and _verbless(apart[0]) and _is_contrast(apart[1]):
         return True
