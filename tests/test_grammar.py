@@ -243,3 +243,17 @@ def test_a_verb_conjoined_to_a_statement_about_someone_continues_it(
 )
 def test_a_phrase_without_its_relative_clauses(phrase: str, without: str) -> None:
     assert grammar.without_relative_clauses(phrase) == without
+
+
+@pytest.mark.parametrize(
+    ("clause", "past"),
+    [
+        ("never missed a payment", True),
+        ("never even called back", True),
+        ("never spelled out like 'Small'", False),  # a rule with its "to be" left out
+        ("never copy the landlord", False),
+        ("never send it twice", False),
+    ],
+)
+def test_a_clause_whose_first_verb_is_past_tells_of_the_past(clause: str, past: bool) -> None:
+    assert grammar.tells_of_the_past(clause) is past

@@ -392,6 +392,17 @@ def without_relative_clauses(phrase: str) -> str:
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def tells_of_the_past(clause: str) -> bool:
+    """Is the clause's first verb in the past tense ("never missed a payment", "never even
+    called")? Such a clause tells what happened; a command's verb is in its base form. A
+    participle is no tense: "never spelled out" is a rule with its "to be" left out."""
+    for token in _pipeline()(clause):
+        if token.tag_.startswith("VB") or token.tag_ == "MD":
+            return token.tag_ == "VBD"
+    return False
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def names_without_verb(fragment: str) -> bool:
     """Is the fragment a short phrase that names something and says nothing of it: no verb,
     at least one noun ("bn and m", "metric units"; not "that was wrong", not "good")?"""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dctx.capture.corrections import _classify_turn
-from dctx.capture.cues import SentenceKind, classify_sentence, takes_away
+from dctx.capture.cues import SentenceKind, classify_sentence, standing_cue, takes_away
 from dctx.text import sentences
 
 
@@ -298,3 +298,25 @@ def test_a_closing_quote_after_a_stop_ends_a_sentence_when_a_new_one_begins() ->
         "Parents ask every week.",
         'Tell them "Bring water." before the map, it gets hot.',
     ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        # "never" before a verb in the past tells what happened
+        ("Nine years a member, never missed a dues payment.", SentenceKind.OTHER),
+        ("Never cc the landlord on these.", SentenceKind.DIRECTIVE),
+        ("never cc the landlord on these.", SentenceKind.DIRECTIVE),
+    ],
+)
+def test_what_only_seems_a_command_is_none(sentence: str, kind: SentenceKind) -> None:
+    assert classify_sentence(sentence) is kind
+
+
+def test_for_good_at_the_end_of_a_clause_says_it_stands() -> None:
+    """ "this one's for good:" holds from now on, even in an opening request; "for good
+    measure" says nothing of how long."""
+    sentence = "Also, this one's for good: any refund over $50, copy the store manager."
+    assert classify_sentence(sentence, first_turn=True) is SentenceKind.DIRECTIVE
+    assert standing_cue("Drop the footer for good.")
+    assert not standing_cue("Add a second seal for good measure.")

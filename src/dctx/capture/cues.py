@@ -26,6 +26,7 @@ from dctx.grammar import (
     open_case,
     opens_command,
     said_of_the_past,
+    tells_of_the_past,
 )
 from dctx.text import STOPWORDS, words
 
@@ -216,7 +217,10 @@ def imperative_clause(clause: str, *, general: bool = False) -> bool:
     i = 0
     while i < len(words) and words[i] in IMPERATIVE_PREFIX:
         if words[i] == "never":
-            return True  # "never value a REIT on EPS"
+            # "never value a REIT on EPS"; not "never missed a payment", which tells (the
+            # small tagger calls a lower-case "never cc them" past too: a command verb is none)
+            after = words[i + 1] if i + 1 < len(words) else ""
+            return after in IMPERATIVE_VERBS or not tells_of_the_past(clause)
         i += 1
     if i < len(words) and words[i] in NEGATIONS:
         return True
@@ -451,7 +455,9 @@ def _standing(text: str) -> bool:
             r"next time|(our|company|team|house) policy|policy is|make sure|remember|"
             r"as a (general )?rule|by default|"
             r"standing (things?|rules?|instructions?|orders?|requests?|preferences?)|"
-            r"for (everyone|the whole team|all of us)|this replaces|(new|the) rule)\b",
+            r"for (everyone|the whole team|all of us)|this replaces|(new|the) rule|"
+            # "this one's for good:", "drop it for good." (not "for good measure")
+            r"for good(?=\s*(?:[:.,;!)]|$)))\b",
             text,
             re.IGNORECASE,
         )
