@@ -106,3 +106,24 @@ def test_a_verbless_standing_correction_is_read_without_the_request_beside_it(
         _capture(memory, turn)
         active = _active(memory)
     assert any("£30 deposit" in t for t in active)
+
+
+class _Denies:
+    """A reader sure that no turn lasts (p 0.01): the shipped one reads an opening request
+    with a case number that way."""
+
+    id = "denies"
+    model = SimpleNamespace(thresholds=Thresholds(active=0.5, candidate=0.3))
+
+    def read(self, turns: Sequence[TurnInput]) -> list[TurnVerdict]:
+        return [TurnVerdict(TurnKind.TASK, 0.01, by=self.id) for _ in turns]
+
+
+def test_a_command_said_to_hold_from_now_on_is_a_rule_below_the_candidate_band(
+    tmp_path: Path,
+) -> None:
+    """On the labelled real sessions two turns have a command that looks ahead (one standing);
+    whatever the reader makes of the rest of the turn, that command says it lasts."""
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=_Denies()) as memory:
+        _capture(memory, f"{COMPLAINT} {AHEAD}")
+        assert any("after 9am" in t for t in _active(memory))

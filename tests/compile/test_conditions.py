@@ -189,6 +189,12 @@ def test_preamble_kept_when_it_is_the_rule() -> None:
     assert drop_preamble(kept) == kept
     topic = "Dates always: use YYYY-MM-DD in the log."  # the head names what the rule is about
     assert drop_preamble(topic) == topic
+    # a command on a thing it names: what follows its colon is that thing, not the rule
+    acts = "Add a line from now on: 'Questions? Call the desk.'"
+    assert drop_preamble(acts) == acts
+    # without a word that it stands, such a colon mostly opens pasted output
+    pasted = "Contact support at the desk for more info: npm warn deprecated inflight."
+    assert drop_preamble(pasted) == "npm warn deprecated inflight."
 
 
 def test_a_head_that_only_says_the_rule_stands_is_dropped() -> None:

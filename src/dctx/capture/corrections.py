@@ -152,9 +152,7 @@ def find_corrections(
                     verdict = _admitted(verdict, admit, by="conduct")
                 if stands(spec):
                     verdict = _admitted(verdict, admit, by="spec")
-                if verdict.p_lasting >= admit.candidate and _says_ahead(
-                    said, first_turn=not seen_assistant
-                ):
+                if _says_ahead(said, first_turn=not seen_assistant):
                     verdict = _admitted(verdict, admit, by="looks ahead")
         revised = _revised(verdict, text, known, admit)
         if revised is not None:
@@ -327,9 +325,9 @@ def _read_standing_alone(
 
 def _says_ahead(text: str, *, first_turn: bool) -> bool:
     """Does a command of the turn say it holds from now on ("From now on, if a connection
-    is under 75 minutes, skip that itinerary")? The reader's doubt about such a turn is not
-    whether it lasts: on the labelled real sessions no turn it puts in the candidate band
-    has one (README "Real conversations")."""
+    is under 75 minutes, skip that itinerary")? Whatever the reader makes of the rest of
+    the turn, that command says it lasts: on the labelled real sessions two turns have one
+    (one standing), neither an opening request."""
     return any(_looks_ahead_command(p, first_turn=first_turn) for p in sentences(text))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from dctx.capture.cues import imperative_clause, is_directive
+from dctx.capture.cues import imperative_clause, is_directive, standing_cue
 from dctx.capture.specs import opens_spec
 from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.compile.branches import says_otherwise
@@ -105,7 +105,7 @@ def drop_preamble(sentence: str) -> str:
         return sentence
     if re.match(r"^\s*(when(ever)?|if|for|once|any ?time|each time|every time)\b", head, re.I):
         return f"{head.strip()}, {tail.strip()}"
-    if (_HEAD_RULE.search(head) or opens_spec(sentence)) and not (
+    if (_HEAD_RULE.search(head) or opens_spec(sentence) or _acts_on_its_own(head)) and not (
         says_only_that_it_stands(head) and is_directive(tail)
     ):
         # "summaries should always be a markdown table: metric | value | YoY" - the head is
@@ -113,6 +113,15 @@ def drop_preamble(sentence: str) -> str:
         # head is the condition; "every delay report like this: ..." - what the spec is for
         return f"{head.strip()}: {tail.strip()}"
     return tail.strip()
+
+
+def _acts_on_its_own(head: str) -> bool:
+    """Is the head a standing command on something it names ("Add a question from now on:
+    would you rehire them?")? What follows its colon is that thing, not the rule; a command
+    on what follows ("Use this from now on: ...") names nothing of its own. Without a word
+    that it stands, the colon more often opens pasted output ("Contact Support at <url> for
+    more info: npm warn deprecated ...") than a command's object."""
+    return imperative_clause(head) and standing_cue(head) and not names_nothing(head)
 
 
 _DASH = re.compile(r"\s+[-–—]+\s+")
