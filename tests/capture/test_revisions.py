@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dctx.capture.revisions import quantities, revision, withdrawal
+from dctx.capture.revisions import quantities, replacement, revision, withdrawal
 from dctx.memory import Memory
 from dctx.models import RuleStatus, TriggerKind
 from stub_reader import SureOf
@@ -177,3 +177,24 @@ def test_capture_withdraws_the_rule_though_the_reader_reads_a_request(tmp_path: 
         assert _active(memory) == [("noor", _LINK)]  # not sam's to take back
         _capture(memory, _DROP, cid="c3", actor="noor", when="2026-04-01T09:00:00Z")
         assert _active(memory) == []
+
+
+_REPLACED = (
+    "Drop the reading-club link from my overdue notices. Two members said it felt pushy. "
+    "Put the 'Renew online?' link there instead."
+)
+
+
+def test_a_command_of_what_holds_instead_replaces_the_rule_it_takes_back() -> None:
+    said = "Drop the reading-club link from my overdue notices."
+    assert replacement(_REPLACED, said) == "Put the 'Renew online?' link there instead."
+    assert replacement(_DROP, said) is None  # a reason, and nothing in its place
+
+
+def test_capture_learns_the_replacement_of_a_rule_it_takes_back(tmp_path: Path) -> None:
+    """Withdraw and replace in one turn the reader reads as a request: the old rule goes,
+    the one said instead comes."""
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_LINK)) as memory:
+        _capture(memory, _LINK, cid="c1", actor="noor", when="2026-03-01T09:00:00Z")
+        _capture(memory, _REPLACED, cid="c2", actor="noor", when="2026-04-01T09:00:00Z")
+        assert [t for _, t in _active(memory)] == ["Put the 'Renew online?' link there instead."]

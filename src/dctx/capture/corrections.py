@@ -36,7 +36,7 @@ from dctx.capture.cues import (
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
-from dctx.capture.revisions import Revision, revision, withdrawal
+from dctx.capture.revisions import Revision, replacement, revision, withdrawal
 from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
@@ -183,6 +183,9 @@ def find_corrections(
             directives = [(SentenceKind.DIRECTIVE, " ".join(revised.sentences))]
         if withdrawn is not None and verdict.by == "withdrawal":
             directives = [(SentenceKind.WITHDRAWAL, withdrawn)]
+            instead = replacement(text, withdrawn)
+            if instead is not None:
+                directives.append((SentenceKind.DIRECTIVE, strip_filler(instead)))
         extends = ""
         if said_before and verdict.p_lasting >= admit.candidate and elliptical_subject(text):
             # "same with anything flagged hazmat class 3": the turn before, for that too

@@ -128,6 +128,25 @@ def withdrawal(text: str, rules: Iterable[str]) -> str | None:
     return None
 
 
+def replacement(text: str, withdrawn: str) -> str | None:
+    """The command after the withdrawing sentence that says what holds instead ("Drop the
+    rehire question. Legal says it's risky. Ask 'would you work with them again?' instead."),
+    if any: withdraw and replace in one turn, as a reply that the reader admits says it."""
+    parts = sentences(text)
+    after = parts[parts.index(withdrawn) + 1 :] if withdrawn in parts else []
+    for sentence in after:
+        unquoted = _QUOTED.sub("''", sentence)  # a quoted question is what to ask, not one
+        if _INSTEAD.search(unquoted) and _said(unquoted) and opens_command(unquoted):
+            return sentence
+    return None
+
+
+_INSTEAD = re.compile(r"\b(?:instead|rather than)\b", re.IGNORECASE)
+_QUOTED = re.compile(
+    r"'[^']{2,200}'|\"[^\"]{2,200}\"|\u2018[^\u2019]{2,200}\u2019|\u201c[^\u201d]{2,200}\u201d"
+)
+
+
 def _said(sentence: str) -> bool:
     """A sentence the speaker says for good: not a question, a fix of this one case ("make it
     14 days for this one") or a line of output pasted with it."""
