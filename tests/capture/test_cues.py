@@ -235,6 +235,12 @@ def test_a_verb_of_removal_opens_a_command(sentence: str) -> None:
             "phone line. Call the member before you retry.",
             "When the bank says do-not-honour, call the member before you retry.",
         ),
+        # a condition read only to a word that opens a clause was cut off inside: none
+        (
+            "You sent the crew without a tarp. If it rains while it's uncovered, nobody "
+            "notices. Check the forecast before every roof job.",
+            "Check the forecast before every roof job.",
+        ),
         # what might have been ("if it had lapsed") is no case the command holds in
         (
             "You skipped the cold-chain check. If the van had warmed up we'd have lost the "

@@ -569,6 +569,14 @@ _COND_SENTENCE = re.compile(
 )
 
 
+# the words after which a clause goes on (subordinators, conjunctions): a condition read to
+# end on one was cut off inside, a closed grammatical class
+_OPENS_A_CLAUSE = frozenset(
+    "while because since until unless although though after before when whenever if "
+    "and or but".split()
+)
+
+
 # a reply that opens by rejecting what the agent did ("no - ...", "nope, ...")
 _REJECTS = re.compile(r"^\W*(?:no|nope|nah|wrong|not like that)\b", re.IGNORECASE)
 
@@ -655,6 +663,9 @@ def _classify_turn(
                 and not re.match(r"^(when|whenever|if|for|once)\b", cleaned, re.IGNORECASE)
                 # "If it had lapsed we'd be on the hook": what might have been, no case
                 and not past_perfect(cond.group(0))
+                # "If she falls while it's down, nobody knows" read to "she falls while": a
+                # clause cut off inside, no condition
+                and cond.group("cond").split()[-1].lower() not in _OPENS_A_CLAUSE
             ):
                 cleaned = f"When {cond.group('cond').strip()}, {cleaned[0].lower()}{cleaned[1:]}"
         if (
