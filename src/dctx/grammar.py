@@ -485,7 +485,7 @@ def forget_clauses() -> None:
     every cached question of this module, so a new one cannot be left out (the parser itself
     holds no text)."""
     for value in list(globals().values()):
-        if value is not _pipeline and isinstance(value, functools._lru_cache_wrapper):
+        if value is not _pipeline and hasattr(value, "cache_clear"):
             value.cache_clear()
 
 

@@ -213,22 +213,22 @@ def imperative_clause(clause: str, *, general: bool = False) -> bool:
     verb is not one people correct agents with needs a sign that it holds beyond this task
     ("implement the plan" does not: on real sessions, taking every parsed command stored more
     task requests than corrections)."""
-    words = re.findall(r"[a-zA-Z'’-]+", clause.lower())
+    toks = re.findall(r"[a-zA-Z'’-]+", clause.lower())
     i = 0
-    while i < len(words) and words[i] in IMPERATIVE_PREFIX:
-        if words[i] == "never":
+    while i < len(toks) and toks[i] in IMPERATIVE_PREFIX:
+        if toks[i] == "never":
             # "never value a REIT on EPS"; not "never missed a payment", which tells (the
             # small tagger calls a lower-case "never cc them" past too: a command verb is none)
-            after = words[i + 1] if i + 1 < len(words) else ""
+            after = toks[i + 1] if i + 1 < len(toks) else ""
             return after in IMPERATIVE_VERBS or not tells_of_the_past(clause)
         i += 1
-    if i < len(words) and words[i] in NEGATIONS:
+    if i < len(toks) and toks[i] in NEGATIONS:
         return True
-    if i + 1 < len(words) and words[i] == "do" and words[i + 1] == "not":
+    if i + 1 < len(toks) and toks[i] == "do" and toks[i + 1] == "not":
         return True
-    if i >= len(words):
+    if i >= len(toks):
         return False
-    if words[i] not in IMPERATIVE_VERBS and not (general or _GENERAL.search(clause)):
+    if toks[i] not in IMPERATIVE_VERBS and not (general or _GENERAL.search(clause)):
         return False  # decided without the parser, which reads the rest
     return opens_command(_after_prefix(clause), IMPERATIVE_VERBS)
 
