@@ -49,6 +49,14 @@ def _rules(tmp_path: Path, turn: str) -> list[Rule]:
         ),
         # names nothing the agent's tools act on: with the request it was said on
         ("put a thank-you card in with the seeds.", TriggerKind.QUERY, None),
+        # a condition on the agent's own call of a tool it used: before that call
+        (
+            "Whenever you do ship, put the tracking number in the order notes.",
+            TriggerKind.TOOL,
+            "ship_parcel",
+        ),
+        # a light verb names no action of its own: a condition on what is seen
+        ("When you get a bounce, put the order on hold.", TriggerKind.DATA, None),
     ],
 )
 def test_where_a_correction_holds_follows_what_it_names(

@@ -421,6 +421,11 @@ def _trigger(
         # "whenever you report EPS, say whether it's GAAP or adjusted": a condition on what the
         # agent writes, unknown until it writes; the rule carries it, so deliver it up front
         return Trigger(kind=TriggerKind.ALWAYS, text=body, node_id=signal.node_id)
+    acted = _tool_of_own_action(cond.text, signal.tools_seen) if cond is not None else None
+    if acted is not None:
+        # "whenever you do dispatch, put the readings in the notes": a condition on the agent's
+        # own call of a tool it has used holds when it is about to make that call
+        return Trigger(kind=TriggerKind.TOOL, text=body, tool=acted, node_id=signal.node_id)
     if cond is not None:
         return Trigger(
             kind=TriggerKind.DATA,
@@ -476,6 +481,26 @@ def _situation(text: str, signal: CorrectionSignal) -> str:
         for variant in name_variants(subject):
             text = re.sub(rf"\b{re.escape(variant)}\b(?:'s)?", "X", text)
     return mask_instances(text)
+
+
+def _tool_of_own_action(condition: str, tools: list[str]) -> str | None:
+    """The tool a condition on the agent's own action names by its verb ("you do dispatch"
+    -> `dispatch_technician`), when the verb is a word of one tool's name; a light verb
+    ("you get a 403", "you see a refund") names no action of its own."""
+    said = _OWN_ACTION.match(condition.strip())
+    if said is None or said.group("verb").lower() in _LIGHT_VERBS:
+        return None
+    verb = content_stems(said.group("verb"))
+    for tool in tools:
+        if verb and verb[0] in content_stems(tool.replace("_", " ").replace("-", " ")):
+            return tool
+    return None
+
+
+# "you do dispatch", "we ever refund": the agent (or the team) as the one who acts
+_OWN_ACTION = re.compile(r"^(?:you|we)\s+(?:do\s+|does\s+|ever\s+)?(?P<verb>[a-z]+)\b", re.I)
+# verbs that say little of what is done: a closed class
+_LIGHT_VERBS = frozenset("get got have has see find make take go do does is are be".split())
 
 
 def _mentioned_tool(text: str, tools: list[str]) -> str | None:
