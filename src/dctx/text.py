@@ -29,6 +29,10 @@ _SENT_SPLIT = re.compile(
     r"|(?<=[.!?][\"\u201d])\s+(?=[A-Z0-9])"
 )
 
+# a quoted span, straight or curly, single or double: what a sentence quotes ('Ask "would you
+# work with them again?" instead') is data of the sentence, not a clause or a question of it
+QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
+
 STOPWORDS = frozenset(
     """a an the and or but if then else when whenever while for to of in on at by with from into
     onto about as is are was were be been being it its this that these those there here i me my we

@@ -28,7 +28,7 @@ from dctx.capture.cues import SentenceKind, classify_sentence, command_words, is
 from dctx.capture.pasted import code_token
 from dctx.capture.verbs import REMOVALS
 from dctx.grammar import opens_command
-from dctx.text import STOPWORDS, sentences, stem
+from dctx.text import QUOTED, STOPWORDS, sentences, stem
 
 # a number after a currency sign, or before a unit or noun ("$65", "15 working days", "30%");
 # not part of an identifier ("GL-2210", "v2", "3.4.0-rc")
@@ -135,16 +135,13 @@ def replacement(text: str, withdrawn: str) -> str | None:
     parts = sentences(text)
     after = parts[parts.index(withdrawn) + 1 :] if withdrawn in parts else []
     for sentence in after:
-        unquoted = _QUOTED.sub("''", sentence)  # a quoted question is what to ask, not one
+        unquoted = QUOTED.sub("''", sentence)  # a quoted question is what to ask, not one
         if _INSTEAD.search(unquoted) and _said(unquoted) and opens_command(unquoted):
             return sentence
     return None
 
 
 _INSTEAD = re.compile(r"\b(?:instead|rather than)\b", re.IGNORECASE)
-_QUOTED = re.compile(
-    r"'[^']{2,200}'|\"[^\"]{2,200}\"|\u2018[^\u2019]{2,200}\u2019|\u201c[^\u201d]{2,200}\u201d"
-)
 
 
 def _said(sentence: str) -> bool:

@@ -44,7 +44,7 @@ from dctx.models import (
     TriggerKind,
     new_id,
 )
-from dctx.text import content_stems, words
+from dctx.text import content_stems, key_stems, words
 
 # "for the team" shares a rule; "to the team mailbox", "page the team that owns it" and "from
 # outside the team" name a team, they do not say who the rule is for
@@ -492,7 +492,7 @@ def _tool_of_own_action(condition: str, tools: list[str]) -> str | None:
         return None
     verb = content_stems(said.group("verb"))
     for tool in tools:
-        if verb and verb[0] in content_stems(tool.replace("_", " ").replace("-", " ")):
+        if verb and verb[0] in key_stems(tool):  # the words of its name ("dispatch_technician")
             return tool
     return None
 

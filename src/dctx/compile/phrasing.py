@@ -15,6 +15,7 @@ from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.compile.branches import says_otherwise
 from dctx.grammar import names_nothing, names_without_verb
 from dctx.models import RuleType
+from dctx.text import QUOTED
 
 _FRAMING = [
     # (pattern, replacement) applied in order, case-insensitive, at the start
@@ -135,12 +136,10 @@ def drop_reasons(sentence: str) -> str:
     if len(parts) < 2:
         return sentence
     kept = [parts[0]] + [
-        p for p in parts[1:] if is_directive(p) or not _CLAUSE.search(_QUOTED.sub(" ", p))
+        p for p in parts[1:] if is_directive(p) or not _CLAUSE.search(QUOTED.sub(" ", p))
     ]
     return " - ".join(kept)
 
-
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
 
 # a finite clause (the aside says something), unlike an appositive noun phrase that elaborates
 # the rule ("P/E on forward earnings - consensus EPS for the next twelve months")
