@@ -20,7 +20,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dctx.capture.base import AftermathClassifier, CorrectionSignal, ToolPatternSignal
+from dctx.capture.base import (
+    Aftermath,
+    AftermathClassifier,
+    CorrectionSignal,
+    ToolPatternSignal,
+)
 from dctx.capture.corrections import find_corrections
 from dctx.capture.graph import SessionGraph, build_graph, node_vectors
 from dctx.capture.parse import load_sessions, parse_messages
@@ -373,6 +378,13 @@ class Memory:
                 rulebook=rulebooks[(session.actor, session.skill)],
             )
             signals = policy.apply(signals, session)
+            # what this session taught is part of its speaker's rules for the batch's later
+            # sessions: a later turn revises or takes back a rule an earlier one set
+            rulebooks[(session.actor, session.skill)].extend(
+                s.directive
+                for s in signals
+                if s.aftermath is Aftermath.CORRECTION and not s.candidate
+            )
             subjects = signals[-1].subjects if signals else []
             graph = build_graph(session, subjects)
             _anchor(signals, graph)

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from dctx.capture.parse import parse_messages
 from dctx.capture.revisions import quantities, replacement, revision, withdrawal
 from dctx.memory import Memory
-from dctx.models import RuleStatus, TriggerKind
+from dctx.models import RuleStatus, Session, TriggerKind
 from stub_reader import SureOf
 
 _RULE = "Quote 10 working days for a replacement library card."
@@ -94,6 +95,33 @@ def test_capture_supersedes_the_old_value_though_the_reader_reads_news(tmp_path:
         assert _active(memory) == [("noor", "Quote 14 working days.")]
         old = memory.rules(status=RuleStatus.SUPERSEDED)
         assert [r.text for r in old] == [_RULE]
+
+
+def test_a_later_session_of_the_same_capture_revises_an_earlier_ones_rule(
+    tmp_path: Path,
+) -> None:
+    # a transcript file of many sessions is one capture: the rule its first session set is
+    # the speaker's when a later session changes its value
+    def session(turn: str, cid: str, when: str) -> Session:
+        messages = [
+            {"role": "user", "content": "member 4471 lost their card, sort out a replacement"},
+            {"role": "assistant", "content": "Replacement ordered; I told them 10 working days."},
+            {"role": "user", "content": turn},
+            {"role": "assistant", "content": "Noted."},
+        ]
+        return parse_messages(
+            messages, actor="noor", skill="circulation", conversation_id=cid, timestamp=when
+        )
+
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_RULE)) as memory:
+        memory.capture_sessions(
+            [
+                session(_RULE, "c1", "2026-03-01T09:00:00Z"),
+                session(_NEWS, "c2", "2026-04-01T09:00:00Z"),
+            ]
+        )
+        assert _active(memory) == [("noor", "Quote 14 working days.")]
+        assert [r.text for r in memory.rules(status=RuleStatus.SUPERSEDED)] == [_RULE]
 
 
 def test_another_actor_revises_nothing_of_anothers_rules(tmp_path: Path) -> None:
