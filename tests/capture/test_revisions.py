@@ -26,6 +26,8 @@ _NEWS = "The county office prints the cards now, so it's 14 working days. Quote 
         ("a 15% restocking fee", {("%", "15")}),
         ("the loaner pool has 12 laptops", {("laptop", "12")}),
         ("ticket LIB-2210 and build 3.4.0 on v2", set()),  # identifiers are names
+        ("a 10-day pickup window", {("day", "10")}),  # a compound adjective
+        ("COVID-19 closures and the v2-beta site", set()),  # names again
         ("call back after 3 and before 5", set()),  # bare numbers: no kind to compare
     ],
 )
@@ -45,6 +47,24 @@ def test_an_amount_is_said_not_pasted() -> None:
     found = revision("Replacement cards: the late fee cap is $8 now. Waive up to $8.", [rule])
     assert found is not None
     assert found.sentences == ("Waive up to $8.",)
+
+
+_TWO_VALUES = "Charge $2 for a replacement card and hold it for a 10-day pickup window."
+
+
+def test_what_the_turn_keeps_of_the_rule_is_in_the_new_rule() -> None:
+    # the new rule supersedes the old one: the value the speaker keeps must be said in it
+    turn = "Replacement cards cost $3 now. Keep the 10-day pickup window. Do member 5520's card."
+    found = revision(turn, [_TWO_VALUES])
+    assert found is not None and found.rule == _TWO_VALUES
+    assert found.sentences == ("Replacement cards cost $3 now.", "Keep the 10-day pickup window.")
+
+
+def test_a_sentence_without_the_rules_values_is_not_kept() -> None:
+    turn = "Replacement cards cost $3 now. Keep the receipts in the blue tray."
+    found = revision(turn, [_TWO_VALUES])
+    assert found is not None
+    assert found.sentences == ("Replacement cards cost $3 now.",)
 
 
 def test_the_old_value_may_be_said_beside_the_new_one() -> None:
@@ -122,6 +142,16 @@ def test_a_later_session_of_the_same_capture_revises_an_earlier_ones_rule(
         )
         assert _active(memory) == [("noor", "Quote 14 working days.")]
         assert [r.text for r in memory.rules(status=RuleStatus.SUPERSEDED)] == [_RULE]
+
+
+def test_the_revised_rule_keeps_what_the_speaker_keeps(tmp_path: Path) -> None:
+    turn = "Replacement cards cost $3 now. Keep the 10-day pickup window. Do member 5520's card."
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_TWO_VALUES)) as memory:
+        _capture(memory, _TWO_VALUES, cid="c1", actor="noor", when="2026-03-01T09:00:00Z")
+        _capture(memory, turn, cid="c2", actor="noor", when="2026-04-01T09:00:00Z")
+        assert _active(memory) == [
+            ("noor", "Replacement cards cost $3 now. Keep the 10-day pickup window.")
+        ]
 
 
 def test_another_actor_revises_nothing_of_anothers_rules(tmp_path: Path) -> None:

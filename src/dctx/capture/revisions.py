@@ -9,8 +9,10 @@ that speaks of a rule's subject (shares at least two of its content words) and g
 quantity of the same kind where the rule has one (a number after the same currency sign, or
 before the same unit or noun, that the turn does not repeat) revises it. The turn's sentences
 that hold the new quantity, questions, one-off fixes and pasted output aside, are the new rule (the
-commands among them where some are: "Badge for $65 and up.", not "it's $65 now."); compile
-puts it in the old rule's conflict group, where the newer one supersedes.
+commands among them where some are: "Badge for $65 and up.", not "it's $65 now."), with those
+that say again one of the rule's other values ("Keep the 90-day payment at 50%."): the new rule
+supersedes the old one, so what the speaker keeps of it must be in the new one. Compile puts it
+in the old rule's conflict group, where the newer one supersedes.
 
 Only a quantity counts as a value: a changed word ("the qa namespace now") is what the turn
 reader and compile's supersession already weigh, and a number inside an identifier ("GL-2210",
@@ -30,11 +32,12 @@ from dctx.capture.verbs import REMOVALS
 from dctx.grammar import opens_command
 from dctx.text import QUOTED, STOPWORDS, sentences, stem
 
-# a number after a currency sign, or before a unit or noun ("$65", "15 working days", "30%");
-# not part of an identifier ("GL-2210", "v2", "3.4.0-rc")
+# a number after a currency sign, or before a unit or noun ("$65", "15 working days", "30%"),
+# or joined to it as a compound adjective ("a 2-hour threshold"); not part of an identifier
+# ("GL-2210", "v2", "3.4.0-rc", "COVID-19")
 _QUANTITY = re.compile(
-    r"(?<![\w.\-])(?P<sign>[$€£])?\s?(?P<number>\d+(?:[.,]\d+)?)(?![\w\-]|\.\d)"
-    r"(?:\s?(?P<unit>%|[A-Za-z]+))?"
+    r"(?<![\w.\-])(?P<sign>[$€£])?\s?(?P<number>\d+(?:[.,]\d+)?)"
+    r"(?:-(?P<joined>[A-Za-z]{2,})\b|(?![\w\-]|\.\d)(?:\s?(?P<unit>%|[A-Za-z]+))?)"
 )
 _AMOUNT = re.compile(r"[$€£]?\d[\d.,]*%?\W*$")  # "$65," is an amount, not code
 _LETTERS = re.compile(r"[a-z]+")
@@ -62,7 +65,7 @@ def quantities(text: str) -> frozenset[tuple[str, str]]:
     stem of the word after the number ("15 working days" -> "work"); a bare number has none."""
     out: set[tuple[str, str]] = set()
     for m in _QUANTITY.finditer(text):
-        unit = (m.group("unit") or "").lower()
+        unit = (m.group("unit") or m.group("joined") or "").lower()
         kind = m.group("sign") or (
             unit if unit == "%" else (stem(unit) if unit and unit not in STOPWORDS else "")
         )
@@ -108,8 +111,17 @@ def revision(text: str, rules: Iterable[str]) -> Revision | None:
         # each of what follows a label ("Update on shipping: it's $65 now." commands nothing)
         parsed = [s for s in carrying if opens_command(_after_label(s))]
         listed = [s for s in carrying if is_directive(_after_label(s))]
-        return Revision(rule, tuple(parsed or listed or carrying))
+        chosen = parsed or listed or carrying
+        kept = _kept(text, quantities(rule) & said, carrying)
+        return Revision(rule, tuple(s for s in sentences(text) if s in chosen or s in kept))
     return None
+
+
+def _kept(text: str, held: frozenset[tuple[str, str]], carrying: list[str]) -> list[str]:
+    """The turn's other sentences that say again a value of the rule (`held`): what the
+    speaker keeps beside the change ("Keep the 90-day payment at 50%."), which the new rule,
+    superseding the old one, must still say."""
+    return [s for s in sentences(text) if s not in carrying and _said(s) and quantities(s) & held]
 
 
 def withdrawal(text: str, rules: Iterable[str]) -> str | None:
