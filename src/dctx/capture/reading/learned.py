@@ -9,10 +9,8 @@ The weights are a small `.npz` file in `model/` (no pickle), written by
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ import numpy.typing as npt
 
 from dctx.capture.reading.base import LASTING, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.features import NAMES, directive_text, structural
+from dctx.capture.reading.weights import read_weights, write_weights
 from dctx.errors import ConfigError
 from dctx.providers.base import Embedder
 
@@ -55,15 +54,14 @@ class TurnModel:
     meta: dict[str, Any]
 
     def save(self, folder: Path, name: str = MODEL_NAME) -> None:
-        np.savez_compressed(
-            folder / f"{name}.npz",
-            coef=self.coef.astype(np.float32),
-            intercept=self.intercept.astype(np.float32),
-            lasting_coef=self.lasting_coef.astype(np.float32),
-            lasting_intercept=np.float32(self.lasting_intercept),
-            mean=self.mean.astype(np.float32),
-            scale=self.scale.astype(np.float32),
-        )
+        arrays = {
+            "coef": self.coef,
+            "intercept": self.intercept,
+            "lasting_coef": self.lasting_coef,
+            "lasting_intercept": np.float32(self.lasting_intercept),
+            "mean": self.mean,
+            "scale": self.scale,
+        }
         meta = dict(self.meta)
         meta.update(
             classes=[c.value for c in self.classes],
@@ -73,39 +71,33 @@ class TurnModel:
             embedder=self.embedder_id,
             structural_features=list(NAMES),
         )
-        (folder / f"{name}.json").write_text(json.dumps(meta, indent=2) + "\n")
+        write_weights(folder, name, arrays, meta)
 
 
 def load_model(folder: Path | None = None, name: str = MODEL_NAME) -> TurnModel:
     """The model shipped in the package (or one in `folder`)."""
-    base = folder if folder is not None else Path(str(resources.files(__package__) / "model"))
-    npz, meta_file = base / f"{name}.npz", base / f"{name}.json"
-    if not npz.exists() or not meta_file.exists():
-        raise ConfigError(
-            f"turn-reader model {name!r} not found in {base}; train it with "
-            "python benchmarks/realconv/train_reader.py"
-        )
-    meta = json.loads(meta_file.read_text())
-    if list(meta["structural_features"]) != list(NAMES):
-        raise ConfigError(
-            f"turn-reader model in {base} was trained on other features; retrain it with "
-            "python benchmarks/realconv/train_reader.py"
-        )
-    with np.load(npz, allow_pickle=False) as arrays:
-        return TurnModel(
-            classes=tuple(TurnKind(c) for c in meta["classes"]),
-            coef=arrays["coef"],
-            intercept=arrays["intercept"],
-            lasting_coef=arrays["lasting_coef"],
-            lasting_intercept=float(arrays["lasting_intercept"]),
-            mean=arrays["mean"],
-            scale=arrays["scale"],
-            temperature=float(meta["temperature"]),
-            platt=(float(meta["platt"][0]), float(meta["platt"][1])),
-            thresholds=Thresholds(**meta["thresholds"]),
-            embedder_id=str(meta["embedder"]),
-            meta=meta,
-        )
+    meta, arrays = read_weights(
+        folder,
+        name,
+        what="turn-reader",
+        trainer="benchmarks/realconv/train_reader.py",
+        features_key="structural_features",
+        features=NAMES,
+    )
+    return TurnModel(
+        classes=tuple(TurnKind(c) for c in meta["classes"]),
+        coef=arrays["coef"],
+        intercept=arrays["intercept"],
+        lasting_coef=arrays["lasting_coef"],
+        lasting_intercept=float(arrays["lasting_intercept"]),
+        mean=arrays["mean"],
+        scale=arrays["scale"],
+        temperature=float(meta["temperature"]),
+        platt=(float(meta["platt"][0]), float(meta["platt"][1])),
+        thresholds=Thresholds(**meta["thresholds"]),
+        embedder_id=str(meta["embedder"]),
+        meta=meta,
+    )
 
 
 def feature_matrix(embedder: Embedder, turns: Sequence[TurnInput]) -> npt.NDArray[np.float32]:
