@@ -36,6 +36,7 @@ from dctx.capture.cues import (
 )
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
+from dctx.capture.reading.policies import policy_reader_for
 from dctx.capture.revisions import Revision, replacement, revision, withdrawal
 from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
@@ -162,6 +163,13 @@ def find_corrections(
             verdict = TurnVerdict(
                 TurnKind.WITHDRAWAL, admit.active, dict(verdict.probs), by="withdrawal"
             )
+        policies = (
+            _opening_policies(verdict, text, reader, admit)
+            if not seen_assistant and revised is None and withdrawn is None
+            else []
+        )
+        if policies:
+            verdict = _admitted(verdict, admit, by="opening policy")
         verdict = _overrule(classifier, verdict, previous_output, text, admit)
         # a request the agent may act on next; a lasting turn is no request of its own
         asked = text if verdict.p_lasting < admit.candidate else ""
@@ -181,6 +189,8 @@ def find_corrections(
         )
         if revised is not None and verdict.by == "revision":
             directives = [(SentenceKind.DIRECTIVE, " ".join(revised.sentences))]
+        if policies and verdict.by == "opening policy":
+            directives = [(SentenceKind.DIRECTIVE, policy) for policy in policies]
         if withdrawn is not None and verdict.by == "withdrawal":
             directives = [(SentenceKind.WITHDRAWAL, withdrawn)]
             instead = replacement(text, withdrawn)
@@ -360,6 +370,18 @@ def _withdrawn(
     if verdict.p_lasting >= admit.candidate or verdict.kind is TurnKind.WITHDRAWAL:
         return None
     return withdrawal(text, known)
+
+
+def _opening_policies(
+    verdict: TurnVerdict, text: str, reader: TurnClassifier, admit: ReadingBands
+) -> list[str]:
+    """The sentences of an opening request the reader does not admit that state a standing
+    policy ("Copies are $1 now." before "Can you put in a scan for ..."), read by the learned
+    opening-policy reader (capture/reading/policies.py); none for a reader without one."""
+    if verdict.p_lasting >= admit.candidate or verdict.kind is TurnKind.WITHDRAWAL:
+        return []
+    policy_reader = policy_reader_for(reader)
+    return policy_reader.policies(text) if policy_reader is not None else []
 
 
 def _admitted(verdict: TurnVerdict, admit: ReadingBands, *, by: str) -> TurnVerdict:

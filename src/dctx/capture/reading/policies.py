@@ -1,0 +1,185 @@
+"""Which sentences of a session's opening request state a standing policy.
+
+People open a session with the case to do and, often before it, a policy that holds beyond
+it: "Outage credits, since everyone keeps asking: $10 flat when the outage ran over 4 hours.
+A-5488120 was in last Tuesday's, check it." Read as a whole the turn is a task request (the
+turn reader gives such turns p 0.02-0.1), so the policy was lost. Which sentence is policy
+and which is the case is a reading of language, so it is learned: a logistic regression over
+each sentence's MiniLM vector and how it stands in the turn (whether it or another sentence
+names a case, carries a quantity, states something generally, tells of the past, asks; where
+it stands; the kind the sentence cues give it). The weights are a small `.npz` in `model/`,
+written by `benchmarks/realconv/train_policies.py` from the opening turns of the labelled
+corpus (real sessions and synthetic ones in domains no benchmark uses); `model/policies.json`
+records what it was trained on, how it scores out of fold and its threshold, set for
+precision: a case sentence taken for policy is a wrong rule delivered in every later session.
+
+Capture asks it only about an opening request that the turn reader does not admit.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dctx.capture.cues import SentenceKind, classify_sentence, strip_filler
+from dctx.capture.reading.weights import read_weights, write_weights
+from dctx.capture.revisions import quantities
+from dctx.capture.subjects import mask_instances, mask_names
+from dctx.errors import ConfigError
+from dctx.grammar import speaks_of_any_case, states_generally, tells_of_the_past
+from dctx.providers.base import Embedder
+from dctx.text import sentences
+
+MODEL_NAME = "policies"
+FEATURES: tuple[str, ...] = (
+    "names_a_case",
+    "quantity",
+    "states_generally",
+    "speaks_of_any_case",
+    "tells_of_the_past",
+    "question",
+    "position",
+    "last",
+    "another_names_a_case",
+    "log_words",
+    "log_sentences",
+    *(f"cue_{kind.value}" for kind in SentenceKind),
+)
+MIN_WORDS = 3  # "Book that too." is no policy; "Notice by letter." may be
+_TEXT_CHARS = 600
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyModel:
+    """Weights, standardisation and threshold of the opening-policy reader."""
+
+    coef: npt.NDArray[np.float32]  # (vector + features,)
+    intercept: float
+    mean: npt.NDArray[np.float32]
+    scale: npt.NDArray[np.float32]
+    threshold: float
+    embedder_id: str
+    meta: dict[str, Any]
+
+    def save(self, folder: Path, name: str = MODEL_NAME) -> None:
+        meta = dict(self.meta)
+        meta.update(threshold=self.threshold, embedder=self.embedder_id, features=list(FEATURES))
+        arrays = {"coef": self.coef, "intercept": np.float32(self.intercept)}
+        write_weights(folder, name, {**arrays, "mean": self.mean, "scale": self.scale}, meta)
+
+
+def load_policy_model(folder: Path | None = None, name: str = MODEL_NAME) -> PolicyModel:
+    """The model shipped in the package (or one in `folder`)."""
+    meta, arrays = read_weights(
+        folder,
+        name,
+        what="opening-policy",
+        trainer="benchmarks/realconv/train_policies.py",
+        features_key="features",
+        features=FEATURES,
+    )
+    return PolicyModel(
+        coef=arrays["coef"],
+        intercept=float(arrays["intercept"]),
+        mean=arrays["mean"],
+        scale=arrays["scale"],
+        threshold=float(meta["threshold"]),
+        embedder_id=str(meta["embedder"]),
+        meta=meta,
+    )
+
+
+def candidates(text: str) -> tuple[list[str], list[int]]:
+    """The turn's sentences, and the positions of those long enough to be read."""
+    parts = sentences(text)
+    return parts, [k for k, part in enumerate(parts) if len(part.split()) >= MIN_WORDS]
+
+
+def feature_matrix(
+    embedder: Embedder, parts: Sequence[str], picked: Sequence[int]
+) -> npt.NDArray[np.float32]:
+    """Rows of [sentence vector | features] for the `picked` sentences of a turn."""
+    if not picked:
+        return np.zeros((0, embedder.dim + len(FEATURES)), dtype=np.float32)
+    vecs = np.asarray(embedder.embed([parts[k][:_TEXT_CHARS] for k in picked]), dtype=np.float32)
+    cases = [_names_a_case(part) for part in parts]
+    rows = [_features(parts, k, cases) for k in picked]
+    return np.hstack([vecs, np.asarray(rows, dtype=np.float32)]).astype(np.float32)
+
+
+def _features(parts: Sequence[str], k: int, cases: Sequence[bool]) -> list[float]:
+    sentence, n = parts[k], len(parts)
+    kind = classify_sentence(sentence, first_turn=True)
+    return [
+        float(cases[k]),
+        float(bool(quantities(sentence))),
+        float(states_generally(sentence)),
+        float(speaks_of_any_case(sentence)),
+        float(tells_of_the_past(sentence)),
+        float("?" in sentence),
+        k / max(n - 1, 1),
+        float(k == n - 1),
+        float(any(c for j, c in enumerate(cases) if j != k)),
+        math.log1p(len(sentence.split())),
+        math.log1p(n),
+        *(float(kind is other) for other in SentenceKind),
+    ]
+
+
+def _names_a_case(sentence: str) -> bool:
+    """The sentence names a person, a thing or an identifier ("Mrs. Baptiste, R-19950")."""
+    return mask_instances(mask_names(sentence)) != sentence
+
+
+class PolicyReader:
+    """Reads which sentences of an opening request state a standing policy."""
+
+    def __init__(self, embedder: Embedder, model: PolicyModel | None = None) -> None:
+        self.model = model or _shipped_model()
+        self.embedder = embedder
+        if embedder.id != self.model.embedder_id:
+            raise ConfigError(
+                f"the opening-policy reader was trained on {self.model.embedder_id} vectors, "
+                f"not {embedder.id}"
+            )
+
+    def probabilities(self, text: str) -> list[tuple[str, float]]:
+        """Each sentence read, with the probability that it states a standing policy."""
+        parts, picked = candidates(text)
+        x = feature_matrix(self.embedder, parts, picked)
+        if not len(x):
+            return []
+        m = self.model
+        z = ((x - m.mean) / m.scale).astype(np.float64) @ m.coef.astype(np.float64) + m.intercept
+        p = 1.0 / (1.0 + np.exp(-z))
+        return [(parts[k], float(q)) for k, q in zip(picked, p, strict=True)]
+
+    def policies(self, text: str) -> list[str]:
+        """The sentences the model reads as policy, in turn order, fillers stripped."""
+        return [strip_filler(s) for s, p in self.probabilities(text) if p >= self.model.threshold]
+
+
+def policy_reader_for(reader: object) -> PolicyReader | None:
+    """The opening-policy reader over the turn reader's own embedder (the learned reader's
+    MiniLM); None for a reader without one (the heuristic reader, a stub in tests)."""
+    embedder = getattr(reader, "embedder", None)
+    if embedder is None or getattr(embedder, "id", None) != _shipped_model().embedder_id:
+        return None
+    return _reader(embedder)
+
+
+@functools.lru_cache(maxsize=1)  # one loaded model over the reader's one embedder
+def _reader(embedder: Embedder) -> PolicyReader:
+    return PolicyReader(embedder)
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_model() -> PolicyModel:
+    return load_policy_model()
