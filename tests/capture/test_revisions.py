@@ -60,8 +60,15 @@ def test_what_the_turn_keeps_of_the_rule_is_in_the_new_rule() -> None:
     assert found.sentences == ("Replacement cards cost $3 now.", "Keep the 10-day pickup window.")
 
 
-def test_a_sentence_without_the_rules_values_is_not_kept() -> None:
-    turn = "Replacement cards cost $3 now. Keep the receipts in the blue tray."
+@pytest.mark.parametrize(
+    "other",
+    [
+        "Keep the receipts in the blue tray.",  # none of the rule's values
+        "The 10-day window was what the printer needed.",  # a value in a story: the past
+    ],
+)
+def test_a_sentence_that_keeps_no_value_of_the_rule_is_not_kept(other: str) -> None:
+    turn = f"Replacement cards cost $3 now. {other}"
     found = revision(turn, [_TWO_VALUES])
     assert found is not None
     assert found.sentences == ("Replacement cards cost $3 now.",)

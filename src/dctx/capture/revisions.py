@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from dctx.capture.cues import SentenceKind, classify_sentence, command_words, is_directive
 from dctx.capture.pasted import code_token
 from dctx.capture.verbs import REMOVALS
-from dctx.grammar import opens_command
+from dctx.grammar import opens_command, tells_of_the_past
 from dctx.text import QUOTED, STOPWORDS, sentences, stem
 
 # a number after a currency sign, or before a unit or noun ("$65", "15 working days", "30%"),
@@ -120,8 +120,13 @@ def revision(text: str, rules: Iterable[str]) -> Revision | None:
 def _kept(text: str, held: frozenset[tuple[str, str]], carrying: list[str]) -> list[str]:
     """The turn's other sentences that say again a value of the rule (`held`): what the
     speaker keeps beside the change ("Keep the 90-day payment at 50%."), which the new rule,
-    superseding the old one, must still say."""
-    return [s for s in sentences(text) if s not in carrying and _said(s) and quantities(s) & held]
+    superseding the old one, must still say. A sentence that tells of the past names a value
+    in a story or a reason ("The 14-day thing blew up our numbers."), not what holds."""
+    return [
+        s
+        for s in sentences(text)
+        if s not in carrying and _said(s) and quantities(s) & held and not tells_of_the_past(s)
+    ]
 
 
 def withdrawal(text: str, rules: Iterable[str]) -> str | None:
