@@ -161,6 +161,21 @@ def test_the_revised_rule_keeps_what_the_speaker_keeps(tmp_path: Path) -> None:
         ]
 
 
+def test_the_revised_rule_is_superseded_however_unlike_the_new_words(tmp_path: Path) -> None:
+    # the revision found the rule by its quantity: compile supersedes that rule, not one it
+    # finds alike (a short new value reads little like a long rule)
+    rule = (
+        "Replacement cards are $2 for adults, and children under 12 get theirs free with "
+        "a guardian's card on the account."
+    )
+    turn = "Adults pay $3 for a replacement card now."
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(rule)) as memory:
+        _capture(memory, rule, cid="c1", actor="noor", when="2026-03-01T09:00:00Z")
+        _capture(memory, turn, cid="c2", actor="noor", when="2026-04-01T09:00:00Z")
+        assert _active(memory) == [("noor", turn)]
+        assert [r.text for r in memory.rules(status=RuleStatus.SUPERSEDED)] == [rule]
+
+
 def test_another_actor_revises_nothing_of_anothers_rules(tmp_path: Path) -> None:
     with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(_RULE)) as memory:
         _capture(memory, _RULE, cid="c1", actor="noor", when="2026-03-01T09:00:00Z")

@@ -89,6 +89,9 @@ class CorrectionSignal:
     # an elliptical turn ("same with anything flagged hazmat class 3"): the directive of the
     # chain's turn before that it says again for something else
     extends: str = ""
+    # a turn that gives a new value for one of its speaker's rules (capture/revisions.py): the
+    # text of that rule, which compile supersedes however unlike the two texts read
+    revises: str = ""
 
 
 class ToolPattern(enum.StrEnum):

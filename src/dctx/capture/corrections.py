@@ -231,6 +231,9 @@ def find_corrections(
                         and takes_away(sentence)
                     ),
                     extends=extends,
+                    revises=(
+                        revised.rule if revised is not None and verdict.by == "revision" else ""
+                    ),
                 )
             )
 

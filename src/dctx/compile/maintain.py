@@ -131,7 +131,10 @@ class Rulebook:
         return self._matrix[: len(self.rules)]
 
     # ------------------------------------------------------------------ merge
-    def add(self, rule: Rule, raw: str = "") -> None:
+    def add(self, rule: Rule, raw: str = "", revises: str = "") -> None:
+        """Merge `rule` in: agree with, restate, supersede or conflict with the rules there.
+        `revises` is the text of the speaker's rule whose value the turn changed (capture
+        found it by its quantities), superseded by `rule` whatever the two texts share."""
         vec = self.embedder.embed([rule.text])[0]
         reach = self._reach.get((rule.conversation_id, raw)) if raw else None
         if reach is not None and _said_on(rule, reach[0]):
@@ -141,6 +144,15 @@ class Rulebook:
             rule.trigger = _reaching(reach[1], rule)
         if rule.source is RuleSource.SELF_ASSESSMENT:
             self._add_tool_rule(rule, vec)
+            return
+        revised = self._revised(rule, revises) if revises else None
+        if revised is not None:
+            rule.group = revised.group
+            self._supersede(revised, rule, raw)
+            self._relate(revised, "superseded", rule, rule.id, None)
+            self._append(rule, vec)
+            if raw:
+                self._turn[rule.id] = (rule.conversation_id, raw)
             return
         own, own_sim = self._best_match(rule, vec, exact_scope=True)
         if own is not None and own_sim >= DUPLICATE and not resets(own, rule):
@@ -199,6 +211,19 @@ class Rulebook:
         self._append(rule, vec)
         if raw:
             self._turn[rule.id] = (rule.conversation_id, raw)
+
+    def _revised(self, rule: Rule, text: str) -> Rule | None:
+        """The live rule of `rule`'s actor whose text is `text`, if the rulebook holds it."""
+        said = _norm(text)
+        for other in reversed(self.rules):
+            if (
+                other.status in (RuleStatus.ACTIVE, RuleStatus.DRAFT)
+                and other.source is RuleSource.CORRECTION
+                and other.actor == rule.actor
+                and _norm(other.text) == said
+            ):
+                return other
+        return None
 
     def _same_setting(self, rule: Rule) -> Rule | None:
         """The latest live rule of the same actor, scope and condition that sets one of the
