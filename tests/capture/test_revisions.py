@@ -27,6 +27,7 @@ _NEWS = "The county office prints the cards now, so it's 14 working days. Quote 
         ("the loaner pool has 12 laptops", {("laptop", "12")}),
         ("ticket LIB-2210 and build 3.4.0 on v2", set()),  # identifiers are names
         ("a 10-day pickup window", {("day", "10")}),  # a compound adjective
+        ("capped at 30 a week, $2 per card", {("week", "30"), ("$", "2")}),  # rates
         ("COVID-19 closures and the v2-beta site", set()),  # names again
         ("call back after 3 and before 5", set()),  # bare numbers: no kind to compare
     ],

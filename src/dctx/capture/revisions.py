@@ -33,11 +33,13 @@ from dctx.grammar import opens_command, tells_of_the_past
 from dctx.text import QUOTED, STOPWORDS, sentences, stem
 
 # a number after a currency sign, or before a unit or noun ("$65", "15 working days", "30%"),
-# or joined to it as a compound adjective ("a 2-hour threshold"); not part of an identifier
-# ("GL-2210", "v2", "3.4.0-rc", "COVID-19")
+# joined to it as a compound adjective ("a 2-hour threshold"), or a rate ("30 a week", "2 per
+# visit": the kind is what it is per); not part of an identifier ("GL-2210", "v2", "3.4.0-rc",
+# "COVID-19")
 _QUANTITY = re.compile(
     r"(?<![\w.\-])(?P<sign>[$€£])?\s?(?P<number>\d+(?:[.,]\d+)?)"
-    r"(?:-(?P<joined>[A-Za-z]{2,})\b|(?![\w\-]|\.\d)(?:\s?(?P<unit>%|[A-Za-z]+))?)"
+    r"(?:-(?P<joined>[A-Za-z]{2,})\b|(?![\w\-]|\.\d)"
+    r"(?:\s?(?P<unit>%|(?:(?:an?|per)\s+)?[A-Za-z]+))?)"
 )
 _AMOUNT = re.compile(r"[$€£]?\d[\d.,]*%?\W*$")  # "$65," is an amount, not code
 _LETTERS = re.compile(r"[a-z]+")
@@ -65,7 +67,8 @@ def quantities(text: str) -> frozenset[tuple[str, str]]:
     stem of the word after the number ("15 working days" -> "work"); a bare number has none."""
     out: set[tuple[str, str]] = set()
     for m in _QUANTITY.finditer(text):
-        unit = (m.group("unit") or m.group("joined") or "").lower()
+        said = (m.group("unit") or m.group("joined") or "").lower().split()
+        unit = said[-1] if said else ""  # "a week" -> week
         kind = m.group("sign") or (
             unit if unit == "%" else (stem(unit) if unit and unit not in STOPWORDS else "")
         )
