@@ -147,12 +147,8 @@ class Rulebook:
             return
         revised = self._revised(rule, revises) if revises else None
         if revised is not None:
-            rule.group = revised.group
-            self._supersede(revised, rule, raw)
-            self._relate(revised, "superseded", rule, rule.id, None)
-            self._append(rule, vec)
-            if raw:
-                self._turn[rule.id] = (rule.conversation_id, raw)
+            self._replace(revised, rule, raw)
+            self._keep(rule, vec, raw)
             return
         own, own_sim = self._best_match(rule, vec, exact_scope=True)
         if own is not None and own_sim >= DUPLICATE and not resets(own, rule):
@@ -187,9 +183,7 @@ class Rulebook:
             if same_turn:
                 rule.group = f"{best.group}+{rule.id}"  # one turn's rules never replace each other
             elif best.actor == rule.actor and best.scope.subject == rule.scope.subject:
-                rule.group = best.group
-                self._supersede(best, rule, raw)
-                self._relate(best, "superseded", rule, rule.id, sim)
+                self._replace(best, rule, raw, sim)
             elif contradicts(best, rule, sim, contrasted=_contrasts(best, rule, raw)):
                 # another person's rule for the same slot with another value: resolved per
                 # querying actor at injection (retrieve/conflicts.py)
@@ -205,9 +199,17 @@ class Rulebook:
             # the turn already took back what its new rule replaces
             named = self._named_in_turn(rule, raw)
             if named is not None:
-                rule.group = named.group
-                self._supersede(named, rule, raw)
-                self._relate(named, "superseded", rule, rule.id, None)
+                self._replace(named, rule, raw)
+        self._keep(rule, vec, raw)
+
+    def _replace(self, old: Rule, new: Rule, raw: str, sim: float | None = None) -> None:
+        """`new` takes `old`'s place: in its conflict group, superseding it."""
+        new.group = old.group
+        self._supersede(old, new, raw)
+        self._relate(old, "superseded", new, new.id, sim)
+
+    def _keep(self, rule: Rule, vec: Vector, raw: str) -> None:
+        """Add `rule` to the rulebook, remembering the turn it was said in."""
         self._append(rule, vec)
         if raw:
             self._turn[rule.id] = (rule.conversation_id, raw)
