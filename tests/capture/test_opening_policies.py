@@ -1,6 +1,7 @@
 """The opening-policy reader: which sentences of a session's opening request state a policy
-that holds beyond the case at hand. Sentences written for these tests, in a domain no
-benchmark or training file uses (a piano tuner's and a music library's desk)."""
+that holds beyond the case at hand. Sentences written for these tests, none of them in the
+training files (a piano tuner's desk, no benchmark's domain; a sheet-music rental desk, near
+the orchestra librarian of synthetic4.jsonl, whose sentences differ)."""
 
 from __future__ import annotations
 
