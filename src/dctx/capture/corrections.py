@@ -187,7 +187,9 @@ def find_corrections(
             reader=reader,
             admit=admit,
         )
-        if revised is not None and verdict.by == "revision":
+        if revised is not None and verdict.by != "revision":
+            revised = None  # another reading of the turn decided it (an LLM's)
+        if revised is not None:
             directives = [(SentenceKind.DIRECTIVE, " ".join(revised.sentences))]
         if policies and verdict.by == "opening policy":
             directives = [(SentenceKind.DIRECTIVE, policy) for policy in policies]
@@ -231,9 +233,7 @@ def find_corrections(
                         and takes_away(sentence)
                     ),
                     extends=extends,
-                    revises=(
-                        revised.rule if revised is not None and verdict.by == "revision" else ""
-                    ),
+                    revises=revised.rule if revised is not None else "",
                 )
             )
 

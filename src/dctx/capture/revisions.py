@@ -103,11 +103,12 @@ def revision(text: str, rules: Iterable[str]) -> Revision | None:
     if not said:
         return None
     words = _subject_words(text)
+    parts = sentences(text)
     for rule in reversed(list(rules)):
         new = _changed(said, quantities(rule))
         if not new or len(words & _subject_words(rule)) < _SHARED_WORDS:
             continue
-        carrying = [s for s in sentences(text) if _said(s) and quantities(s) & new]
+        carrying = [s for s in parts if _said(s) and quantities(s) & new]
         if not carrying:
             continue
         # the parser's reading of a command first, then the cues' ("Quote 14 working days."),
@@ -115,19 +116,19 @@ def revision(text: str, rules: Iterable[str]) -> Revision | None:
         parsed = [s for s in carrying if opens_command(_after_label(s))]
         listed = [s for s in carrying if is_directive(_after_label(s))]
         chosen = parsed or listed or carrying
-        kept = _kept(text, quantities(rule) & said, carrying)
-        return Revision(rule, tuple(s for s in sentences(text) if s in chosen or s in kept))
+        kept = _kept(parts, quantities(rule) & said, carrying)
+        return Revision(rule, tuple(s for s in parts if s in chosen or s in kept))
     return None
 
 
-def _kept(text: str, held: frozenset[tuple[str, str]], carrying: list[str]) -> list[str]:
-    """The turn's other sentences that say again a value of the rule (`held`): what the
+def _kept(parts: list[str], held: frozenset[tuple[str, str]], carrying: list[str]) -> list[str]:
+    """The turn's other sentences (of `parts`) that say again a value of the rule (`held`): what the
     speaker keeps beside the change ("Keep the 90-day payment at 50%."), which the new rule,
     superseding the old one, must still say. A sentence that tells of the past names a value
     in a story or a reason ("The 14-day thing blew up our numbers."), not what holds."""
     return [
         s
-        for s in sentences(text)
+        for s in parts
         if s not in carrying and _said(s) and quantities(s) & held and not tells_of_the_past(s)
     ]
 
