@@ -107,3 +107,32 @@ def test_a_model_trained_on_other_features_says_how_to_retrain(tmp_path: Path) -
     (tmp_path / "policies.json").write_text(json.dumps(meta))
     with pytest.raises(ConfigError, match=r"train_policies\.py"):
         load_policy_model(tmp_path)
+
+
+def test_a_one_off_read_as_policy_takes_no_rule_s_place(tmp_path: Path) -> None:
+    # the reader takes "Quote 180 rather than the usual rate, ..." for policy though it is
+    # about this job; the speaker's rule from a correction, which the turn names, stays
+    taught = [
+        {"role": "user", "content": "Tune the Hollis school recital hall piano on Friday."},
+        {"role": "assistant", "content": "Quoted the Hollis tuning at $140."},
+        {
+            "role": "user",
+            "content": "From now on, always quote a tuning from the rate card, never from memory.",
+        },
+        {"role": "assistant", "content": "Understood."},
+    ]
+    one_off = (
+        "Quote 180 rather than the usual rate, the action needs regulating once the keys are "
+        "out. Can you book the tuning for Mrs. Alvarez at 14 Elm Court?"
+    )
+    opening = [
+        {"role": "user", "content": one_off},
+        {"role": "assistant", "content": "Booked."},
+        {"role": "user", "content": "perfect"},
+    ]
+    with Memory(tmp_path / "m.db", embedder="hashing") as memory:
+        memory.capture(taught, actor="ines", skill="bookings", conversation_id="c1")
+        memory.capture(opening, actor="ines", skill="bookings", conversation_id="c2")
+        active = [r.text for r in memory.rules(status=RuleStatus.ACTIVE)]
+    assert any("rate card" in text for text in active)
+    assert any("180" in text for text in active)  # read as policy all the same

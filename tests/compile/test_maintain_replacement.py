@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+from tests.compile.signals import correction
+
+from dctx.compile.corrections import compile_correction
+from dctx.compile.maintain import Rulebook
 from dctx.memory import Memory
-from dctx.models import RuleStatus
+from dctx.models import Rule, RuleStatus
+from dctx.providers.hashing import HashingEmbedder
 
 ASK = "Write a reply to {who}: they ask if payslips can be emailed as PDFs."
 
@@ -82,3 +88,30 @@ def test_commands_side_by_side_stay_one_when_a_later_one_replaces_the_first() ->
     # "instead" replaces what the command before takes away: one practice, one rule
     said = "scratch the courtesy call for late orders, send a text instead"
     assert split_directives(said) == [said]
+
+
+def _tuning_rule(text: str, conversation: str = "c1") -> Rule:
+    rule = compile_correction(correction(text, query="Book the tuning.")).rules[0]
+    rule.conversation_id, rule.evidence_ids = conversation, [f"ev-{conversation}"]
+    return rule
+
+
+def _rulebook(*rules: Rule) -> Rulebook:
+    embedder = HashingEmbedder()
+    book = Rulebook([], np.zeros((0, embedder.dim), dtype=np.float32), embedder)
+    for rule in rules:
+        book.add(rule)
+    return book
+
+
+def test_an_unsure_reading_replaces_only_the_same_setting() -> None:
+    # a rule that may be a one-off (read by the opening-policy reader alone) names the old
+    # rule's words and says "rather than": it is added beside it, not in its place
+    book = _rulebook(_tuning_rule("Always quote a tuning from the rate card."))
+    raw = "Quote 180 rather than the usual rate for this tuning, the keys are sticky."
+    book.add(_tuning_rule(raw, "c2"), raw=raw, replaces=False)
+    assert [r.status for r in book.rules] == [RuleStatus.ACTIVE, RuleStatus.ACTIVE]
+    # the same parameter set to another value is the same setting however it was read
+    book = _rulebook(_tuning_rule("Always book tunings with --pitch 440."))
+    book.add(_tuning_rule("Book tunings with --pitch 442.", "c2"), replaces=False)
+    assert [r.status for r in book.rules] == [RuleStatus.SUPERSEDED, RuleStatus.ACTIVE]

@@ -92,6 +92,10 @@ class CorrectionSignal:
     # a turn that gives a new value for one of its speaker's rules (capture/revisions.py): the
     # text of that rule, which compile supersedes however unlike the two texts read
     revises: str = ""
+    # read by the opening-policy reader alone (capture/reading/policies.py): a one-off about
+    # the request's case can read like a policy, so the rule is added beside the speaker's
+    # rules and replaces none of them
+    replaces: bool = True
 
 
 class ToolPattern(enum.StrEnum):

@@ -234,6 +234,7 @@ def find_corrections(
                     ),
                     extends=extends,
                     revises=revised.rule if revised is not None else "",
+                    replaces=verdict.by != "opening policy",
                 )
             )
 

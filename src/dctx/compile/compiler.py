@@ -263,7 +263,7 @@ def _compile_one(
             # after it is only the rest of the new practice
             said = memo.prohibitions.pop(turn).rstrip(" .!")
             rule.text = f"{said[:1].upper()}{said[1:]}; {_lower_first(rule.text)}"
-        rulebook.add(rule, raw=signal.raw, revises=signal.revises)
+        rulebook.add(rule, raw=signal.raw, revises=signal.revises, replaces=signal.replaces)
 
 
 @dataclass(slots=True)

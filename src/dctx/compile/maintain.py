@@ -131,10 +131,12 @@ class Rulebook:
         return self._matrix[: len(self.rules)]
 
     # ------------------------------------------------------------------ merge
-    def add(self, rule: Rule, raw: str = "", revises: str = "") -> None:
+    def add(self, rule: Rule, raw: str = "", revises: str = "", replaces: bool = True) -> None:
         """Merge `rule` in: agree with, restate, supersede or conflict with the rules there.
         `revises` is the text of the speaker's rule whose value the turn changed (capture
-        found it by its quantities), superseded by `rule` whatever the two texts share."""
+        found it by its quantities), superseded by `rule` whatever the two texts share.
+        Without `replaces` (a reading too unsure to take a rule's place), `rule` agrees or
+        is added, and supersedes or conflicts with nothing."""
         vec = self.embedder.embed([rule.text])[0]
         reach = self._reach.get((rule.conversation_id, raw)) if raw else None
         if reach is not None and _said_on(rule, reach[0]):
@@ -168,6 +170,13 @@ class Rulebook:
             self._append(rule, vec)
             return
         earlier = self._same_setting(rule)
+        if not replaces:
+            # an unsure reading replaces only a rule that sets the same parameter: the slot
+            # says it is the same setting, where shared words and a cue may be a one-off's
+            if earlier is not None:
+                self._replace(earlier, rule, raw, SAME_TOPIC)
+            self._keep(rule, vec, raw)
+            return
         if earlier is not None:
             # the same parameter set again to another value: the slot decides, not the words
             best, sim = earlier, max(sim if best is earlier else 0.0, SAME_TOPIC)
