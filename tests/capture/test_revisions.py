@@ -30,6 +30,8 @@ _NEWS = "The county office prints the cards now, so it's 14 working days. Quote 
         ("capped at 30 a week, $2 per card", {("week", "30"), ("$", "2")}),  # rates
         ("COVID-19 closures and the v2-beta site", set()),  # names again
         ("call back after 3 and before 5", set()),  # bare numbers: no kind to compare
+        ("send the reminder on day 5, not in week 2", {("day", "5"), ("week", "2")}),
+        ("room 12 at gate 4, step 3 of the form", set()),  # no unit of time: a name
     ],
 )
 def test_a_quantity_is_a_number_with_its_kind(text: str, found: set[tuple[str, str]]) -> None:
@@ -59,6 +61,34 @@ def test_what_the_turn_keeps_of_the_rule_is_in_the_new_rule() -> None:
     found = revision(turn, [_TWO_VALUES])
     assert found is not None and found.rule == _TWO_VALUES
     assert found.sentences == ("Replacement cards cost $3 now.", "Keep the 10-day pickup window.")
+
+
+def test_each_new_value_keeps_the_sentence_that_says_it() -> None:
+    # a verbless new value beside a command with another: the command does not stand for both
+    rule = "Hold a season ferry pass at the kiosk 10 days and text a reminder on day 7."
+    turn = (
+        "Back to 14 days on season pass holds. The short hold annoyed commuters. "
+        "Keep the reminder text, but send it on day 5 instead of day 7. Do the Okafor pass."
+    )
+    found = revision(turn, [rule])
+    assert found is not None and found.rule == rule
+    assert found.sentences == (
+        "Back to 14 days on season pass holds.",
+        "Keep the reminder text, but send it on day 5 instead of day 7.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("turn", "revises"),
+    [
+        # the label tells when the news came: it does not limit the new value to this morning
+        ("The harbour office sent a memo this morning: season pass holds are 14 days now.", True),
+        ("For this morning only: season pass holds are 14 days.", False),  # a one-off
+    ],
+)
+def test_a_label_that_tells_of_the_past_dates_the_news(turn: str, revises: bool) -> None:
+    rule = "Hold a season ferry pass at the kiosk 10 days."
+    assert (revision(f"{turn} Do the Okafor pass.", [rule]) is not None) is revises
 
 
 @pytest.mark.parametrize(

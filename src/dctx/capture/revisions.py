@@ -31,6 +31,7 @@ from dctx.capture.pasted import code_token
 from dctx.capture.verbs import REMOVALS
 from dctx.grammar import opens_command, tells_of_the_past
 from dctx.text import QUOTED, STOPWORDS, sentences, stem
+from dctx.units import time_unit
 
 # a number after a currency sign, or before a unit or noun ("$65", "15 working days", "30%"),
 # joined to it as a compound adjective ("a 2-hour threshold"), or a rate ("30 a week", "2 per
@@ -41,6 +42,9 @@ _QUANTITY = re.compile(
     r"(?:-(?P<joined>[A-Za-z]{2,})\b|(?![\w\-]|\.\d)"
     r"(?:\s?(?P<unit>%|(?:(?:an?|per)\s+)?[A-Za-z]+))?)"
 )
+# a number after a unit of time: a point on that scale ("on day 5", "in week 3"); which words
+# are units of time is pint's registry (dctx/units.py), so "room 12" or "v2" is no quantity
+_AFTER_UNIT = re.compile(r"(?<![\w.\-])(?P<unit>[A-Za-z]{3,})\s(?P<number>\d+)(?![\w\-]|[.,]\d)")
 _AMOUNT = re.compile(r"[$€£]?\d[\d.,]*%?\W*$")  # "$65," is an amount, not code
 _LETTERS = re.compile(r"[a-z]+")
 _SHARED_WORDS = 2  # what a turn must share with a rule to speak of its subject
@@ -63,8 +67,9 @@ def forget_read_texts() -> None:
 
 @functools.lru_cache(maxsize=4096)  # a speaker's rules are read against each of their turns
 def quantities(text: str) -> frozenset[tuple[str, str]]:
-    """(kind, number) of each quantity in `text`: the kind is the currency sign, "%", or the
-    stem of the word after the number ("15 working days" -> "work"); a bare number has none."""
+    """(kind, number) of each quantity in `text`: the kind is the currency sign, "%", the
+    stem of the word after the number ("15 working days" -> "work") or of the unit of time
+    before it ("on day 5" -> "day"); a bare number has none."""
     out: set[tuple[str, str]] = set()
     for m in _QUANTITY.finditer(text):
         said = (m.group("unit") or m.group("joined") or "").lower().split()
@@ -74,6 +79,9 @@ def quantities(text: str) -> frozenset[tuple[str, str]]:
         )
         if kind:
             out.add((kind, m.group("number").replace(",", "")))
+    for m in _AFTER_UNIT.finditer(text):
+        if time_unit(m.group("unit").lower()):
+            out.add((stem(m.group("unit").lower()), m.group("number")))
     return frozenset(out)
 
 
@@ -111,14 +119,22 @@ def revision(text: str, rules: Iterable[str]) -> Revision | None:
         carrying = [s for s in parts if _said(s) and quantities(s) & new]
         if not carrying:
             continue
-        # the parser's reading of a command first, then the cues' ("Quote 14 working days."),
-        # each of what follows a label ("Update on shipping: it's $65 now." commands nothing)
-        parsed = [s for s in carrying if opens_command(_after_label(s))]
-        listed = [s for s in carrying if is_directive(_after_label(s))]
-        chosen = parsed or listed or carrying
+        chosen = {s for value in new for s in _saying(value, carrying)}
         kept = _kept(parts, quantities(rule) & said, carrying)
         return Revision(rule, tuple(s for s in parts if s in chosen or s in kept))
     return None
+
+
+def _saying(value: tuple[str, str], carrying: list[str]) -> list[str]:
+    """The sentences that say one new value: of those that carry it, the commands where some
+    are, by the parser's reading first, then the cues' ("Quote 14 working days."), each of
+    what follows a label ("Update on shipping: it's $65 now." commands nothing, "Badge for $65
+    and up." does). Each new value keeps its own ("Back to 10 days on will-call. ... send it
+    on day 5 instead of day 7.")."""
+    said = [s for s in carrying if value in quantities(s)]
+    parsed = [s for s in said if opens_command(_after_label(s))]
+    listed = [s for s in said if is_directive(_after_label(s))]
+    return parsed or listed or said
 
 
 def _kept(parts: list[str], held: frozenset[tuple[str, str]], carrying: list[str]) -> list[str]:
@@ -171,8 +187,16 @@ def _said(sentence: str) -> bool:
     return (
         "?" not in sentence
         and not any(code_token(t) for t in sentence.split() if not _AMOUNT.match(t))
-        and classify_sentence(sentence) is not SentenceKind.ONE_OFF
+        and classify_sentence(_undated(sentence)) is not SentenceKind.ONE_OFF
     )
+
+
+def _undated(sentence: str) -> str:
+    """The sentence without a label that tells of the past ("District memo came in this
+    morning: hold is 14 days now"): its "this morning" dates the news, it does not limit what
+    follows to today."""
+    head, colon, tail = sentence.partition(": ")
+    return tail if colon and tail.strip() and tells_of_the_past(head) else sentence
 
 
 def _after_label(sentence: str) -> str:
