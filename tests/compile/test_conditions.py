@@ -192,6 +192,9 @@ def test_preamble_kept_when_it_is_the_rule() -> None:
     # a command on a thing it names: what follows its colon is that thing, not the rule
     acts = "Add a line from now on: 'Questions? Call the desk.'"
     assert drop_preamble(acts) == acts
+    # ... also after a phrase that says from when it holds
+    framed = "From now on, check the service log before you quote a tuning: age and last pitch."
+    assert drop_preamble(framed) == framed
     # without a word that it stands, such a colon mostly opens pasted output
     pasted = "Contact support at the desk for more info: npm warn deprecated inflight."
     assert drop_preamble(pasted) == "npm warn deprecated inflight."
