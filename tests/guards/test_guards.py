@@ -72,6 +72,11 @@ def kinds(text: str, **kw: Any) -> list[dict[str, Any]]:
             None,
             [("tool_forbidden", None, None, "polygon_api")],
         ),
+        (  # why, after a semicolon, is no part of the constraint
+            "Use polygon_api instead of yahoo_api; yahoo_api failed where polygon_api worked.",
+            None,
+            [("tool_forbidden", None, None, "polygon_api")],
+        ),
         ("Never call search_kb.", None, [("tool_forbidden", None, None, None)]),
     ],
 )

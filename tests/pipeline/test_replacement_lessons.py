@@ -18,7 +18,10 @@ from pipeline.traces import assistant, call, result, user
 SKILL = "realty"
 TOOLS = ["zoning_county_lookup", "zoning_state_lookup", "get_listing"]
 COUNTY_DOWN = "Error: county parcel layer query failed (layer_id 7 refused the request)"
-LESSON = "Use zoning_state_lookup instead of zoning_county_lookup."
+LESSON = (
+    "Use zoning_state_lookup instead of zoning_county_lookup; "
+    "zoning_county_lookup failed where zoning_state_lookup worked."
+)
 
 
 def _zoning(parcel: str, county: Any, *, fallback: bool = True) -> list[dict[str, Any]]:
@@ -309,7 +312,10 @@ def test_a_tool_down_in_two_sessions_and_replaced_by_another_is_a_lesson(mem: Me
     _capture(mem, "s1", _rates("Rotterdam-Lyon", TIMED_OUT))
     _capture(mem, "s2", _rates("Gdansk-Milan", TIMED_OUT), actor="lina")
     [rule] = _freight_lessons(mem)
-    assert rule.text == "Use quote_freight instead of carrier_rate_api."
+    assert rule.text == (
+        "Use quote_freight instead of carrier_rate_api; "
+        "carrier_rate_api failed where quote_freight worked."
+    )
     assert rule.status is RuleStatus.ACTIVE and rule.support == 2
 
 
@@ -361,7 +367,10 @@ def test_a_down_tool_whose_question_another_result_answers_was_replaced(mem: Mem
     _capture(mem, "s1", _stock(["WX-3301", "WX-3302"], listing=["WX-3301", "WX-3302", "WX-3307"]))
     _capture(mem, "s2", _stock(["KB-1180"], listing=["KB-1180", "KB-1181"]), actor="lina")
     [rule] = _stock_lessons(mem)
-    assert rule.text == "Use bin_listing instead of scanner_feed_status."
+    assert rule.text == (
+        "Use bin_listing instead of scanner_feed_status; "
+        "scanner_feed_status failed where bin_listing worked."
+    )
     assert rule.status is RuleStatus.ACTIVE and rule.support == 2
 
 

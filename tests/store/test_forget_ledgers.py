@@ -22,7 +22,10 @@ from store.scan import Dump, hits, on_disk, still_held
 SKILL = "realty"
 GONE, KEPT = "xenia_kowalczyk", "yusuf"
 PHRASE = "quetzalfeed"  # a listings feed only xenia named
-LESSON = "Use zoning_state_lookup instead of zoning_county_lookup."
+LESSON = (
+    "Use zoning_state_lookup instead of zoning_county_lookup; "
+    "zoning_county_lookup failed where zoning_state_lookup worked."
+)
 
 
 def _zoning(parcel: str, feed: str, *, county_ok: bool = False) -> list[dict[str, Any]]:

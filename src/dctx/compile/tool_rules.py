@@ -168,7 +168,8 @@ def _rule_text(signal: ToolPatternSignal) -> str | None:
         return f"Call {other} before calling {tool}{_passes_result(signal)}{_fails_with(signal)}."
     if signal.pattern is ToolPattern.DEAD_SOURCE:
         if other and other != tool:
-            return f"Use {other} instead of {tool}."
+            # that A failed is part of the lesson: "instead" alone reads as a preference
+            return f"Use {other} instead of {tool}; {tool} failed where {other} worked."
         return _args_text(tool, signal.failed_args, signal.success_args)
     if signal.pattern is ToolPattern.RETRY_CHANGED_ARGS:
         text = _args_text(tool, signal.failed_args, signal.success_args)

@@ -83,8 +83,12 @@ _BEFORE = _rx(
     + _TOOL.format(name="tool")
     + "$"
 )
-_INSTEAD_TOOL = _rx(
-    r"^use " + _TOOL.format(name="alt") + r" instead of " + _TOOL.format(name="tool") + "$"
+_INSTEAD_TOOL = _rx(  # what follows a semicolon says why ("; B failed where A worked")
+    r"^use "
+    + _TOOL.format(name="alt")
+    + r" instead of "
+    + _TOOL.format(name="tool")
+    + r"(?:\s*;.*)?$"
 )
 _FORBID_TOOL = _rx(
     r"^(?:avoid|never|do not|don't)\s+(?:call|calling|use|using|run|running)\s+"
