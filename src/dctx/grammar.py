@@ -414,6 +414,16 @@ def names_without_verb(fragment: str) -> bool:
     return any(t.tag_.startswith("NN") for t in tokens)
 
 
+def says_anything(fragment: str) -> bool:
+    """Does the fragment have a verb or a noun ("metric units", "send it"), not only function
+    words and adverbs ("From now", what is left of "From now on" when its "on" is taken for
+    a preposition)?"""
+    return any(
+        t.tag_.startswith(("VB", "NN")) or t.tag_ in ("MD", "CD", "PRP")
+        for t in _pipeline()(fragment)
+    )
+
+
 @functools.lru_cache(maxsize=_CACHE)
 def names_nothing(command: str) -> bool:
     """Does a command name nothing of its own, so that only the sentence before says what it

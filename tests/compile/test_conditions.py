@@ -29,10 +29,18 @@ def _signal(text: str, *, query: str, subjects: list[str] | None = None) -> Corr
         "Delivery texts go like this: the van first. Then the slot. Keep it under 300 characters.",
         "Always compute the Rule of 40 and say if they clear 40.",  # "say if" asks whether
         "Always call get_filings to check for restatements before you call get_financials.",
+        # "on" ends "from now on": what comes before it is no clause to hold under a condition
+        "From now on cc the account rep on every roadside call.",
     ],
 )
 def test_not_a_condition(directive: str) -> None:
     assert split_condition(directive, []) is None
+
+
+def test_a_command_after_from_now_on_is_the_rule() -> None:
+    said = "From now on cc the account rep on every roadside call."
+    [rule] = compile_correction(_signal(said, query="Log the roadside call for unit 14.")).rules
+    assert "cc the account rep" in rule.text.lower()
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from dctx.capture.condition_words import (
 )
 from dctx.capture.subjects import name_variants
 from dctx.capture.verbs import IMPERATIVE_VERBS
-from dctx.grammar import leading_clause
+from dctx.grammar import leading_clause, says_anything
 from dctx.models import NumericCondition
 from dctx.text import content_stems, sentences
 
@@ -172,6 +172,8 @@ def _split(text: str, subjects: list[str]) -> Condition | None:
             continue
         if not leading and kw in {"for", "on", "with"} and len(main.split()) < 2:
             continue
+        if not leading and not says_anything(main):
+            continue  # "From now on cc the account manager": "on" ends "from now on" here
         if kw.lower() == "with" and not CLASS_NOUNS.fullmatch(cond.split()[-1]):
             continue  # "with the tier restructure that went live today": an event, not a class
         if (
