@@ -136,7 +136,8 @@ class Rulebook:
         `revises` is the text of the speaker's rule whose value the turn changed (capture
         found it by its quantities), superseded by `rule` whatever the two texts share.
         Without `replaces` (a reading too unsure to take a rule's place), `rule` agrees or
-        is added, and supersedes or conflicts with nothing."""
+        is added, supersedes only a rule that sets the same parameter, and conflicts with
+        nothing."""
         vec = self.embedder.embed([rule.text])[0]
         reach = self._reach.get((rule.conversation_id, raw)) if raw else None
         if reach is not None and _said_on(rule, reach[0]):

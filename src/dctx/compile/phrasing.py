@@ -122,10 +122,12 @@ def _acts_on_its_own(head: str) -> bool:
     on what follows ("Use this from now on: ...") names nothing of its own. Without a word
     that it stands, the colon more often opens pasted output ("Contact Support at <url> for
     more info: npm warn deprecated ...") than a command's object."""
-    return imperative_clause(_past_framing(head)) and standing_cue(head) and not names_nothing(head)
+    return (
+        imperative_clause(_after_framing(head)) and standing_cue(head) and not names_nothing(head)
+    )
 
 
-def _past_framing(head: str) -> str:
+def _after_framing(head: str) -> str:
     """The head without a leading phrase that only says when it holds ("From now on, check
     the service log before you quote a tuning"): the command comes after it."""
     framing, comma, rest = head.partition(",")
