@@ -31,10 +31,17 @@ def _signal(text: str, *, query: str, subjects: list[str] | None = None) -> Corr
         "Always call get_filings to check for restatements before you call get_financials.",
         # "on" ends "from now on": what comes before it is no clause to hold under a condition
         "From now on cc the account rep on every roadside call.",
+        # a definite possessive names what belongs to the case in view, not a class of cases
+        "For the member's locker, before any renewal, check the waiver.",
     ],
 )
 def test_not_a_condition(directive: str) -> None:
     assert split_condition(directive, []) is None
+
+
+def test_an_indefinite_possessive_is_still_a_class() -> None:
+    cond = split_condition("For a member's first locker, add the welcome tag.", [])
+    assert cond is not None and cond.text == "a member's first locker"
 
 
 def test_a_command_after_from_now_on_is_the_rule() -> None:

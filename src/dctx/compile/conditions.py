@@ -58,6 +58,9 @@ _RELATIVE_CLASS = re.compile(
 _PARTICIPLE_CLASS = re.compile(rf"^({_CLASS_HEAD}\s+){_PARTICIPLE}\s+", re.IGNORECASE)
 # a short plural noun phrase names a kind of entity; possessives, quantifiers and deictics
 # ("my replies", "all of them", "these") name the output or everything, not a class
+# "the customer's node", "the patient's chart": a definite possessive names what belongs to
+# the one in view
+_DEFINITE_POSSESSIVE = re.compile(r"^the\s+[a-z][\w-]*'s\b", re.IGNORECASE)
 _PLURAL_CLASS = re.compile(r"^(?:[\w/&'-]+\s+){0,3}[A-Za-z][\w/&-]*[a-z0-9]s$|^[A-Z]{2,}s$")
 _NOT_A_CLASS = re.compile(
     r"^(my|our|your|his|her|their|me|us|them|these|those|this|that|all|every|each|any|some|"
@@ -234,6 +237,8 @@ def _is_class_qualifier(cond: str, subjects: list[str]) -> bool:
         return True
     if _RELATIVE_CLASS.match(cond):
         return True  # "for anything that pays a dividend"
+    if _DEFINITE_POSSESSIVE.match(cond):
+        return False  # "for the customer's node": the one of the case in view, no class
     if _PLURAL_CLASS.match(cond) and not _NOT_A_CLASS.match(cond):
         return True  # "for insurers", "for REITs", "for restaurant chains": a kind of entity
     if not CLASS_NOUNS.search(cond):
