@@ -112,15 +112,18 @@ def revision(text: str, rules: Iterable[str]) -> Revision | None:
         return None
     words = _subject_words(text)
     parts = sentences(text)
+    spoken: list[str] | None = None  # the sentences said for good, read once when first needed
     for rule in reversed(list(rules)):
         new = _changed(said, quantities(rule))
         if not new or len(words & _subject_words(rule)) < _SHARED_WORDS:
             continue
-        carrying = [s for s in parts if _said(s) and quantities(s) & new]
+        if spoken is None:
+            spoken = [s for s in parts if _said(s)]
+        carrying = [s for s in spoken if quantities(s) & new]
         if not carrying:
             continue
         chosen = {s for value in new for s in _saying(value, carrying)}
-        kept = _kept(parts, quantities(rule) & said, carrying)
+        kept = _kept(spoken, quantities(rule) & said, carrying)
         return Revision(rule, tuple(s for s in parts if s in chosen or s in kept))
     return None
 
@@ -137,15 +140,14 @@ def _saying(value: tuple[str, str], carrying: list[str]) -> list[str]:
     return parsed or listed or said
 
 
-def _kept(parts: list[str], held: frozenset[tuple[str, str]], carrying: list[str]) -> list[str]:
-    """The turn's other sentences (of `parts`) that say again a value of the rule (`held`): what the
-    speaker keeps beside the change ("Keep the 90-day payment at 50%."), which the new rule,
-    superseding the old one, must still say. A sentence that tells of the past names a value
-    in a story or a reason ("The 14-day thing blew up our numbers."), not what holds."""
+def _kept(spoken: list[str], held: frozenset[tuple[str, str]], carrying: list[str]) -> list[str]:
+    """The turn's other sentences said for good (of `spoken`) that say again a value of the
+    rule (`held`): what the speaker keeps beside the change ("Keep the 90-day payment at
+    50%."), which the new rule, superseding the old one, must still say. A sentence that tells
+    of the past names a value in a story or a reason ("The 14-day thing blew up our
+    numbers."), not what holds."""
     return [
-        s
-        for s in parts
-        if s not in carrying and _said(s) and quantities(s) & held and not tells_of_the_past(s)
+        s for s in spoken if s not in carrying and quantities(s) & held and not tells_of_the_past(s)
     ]
 
 
