@@ -369,3 +369,29 @@ def test_a_condition_without_a_comma_ends_where_the_parser_ends_its_clause() -> 
     assert cond.text.endswith("anything fresh)")
     assert cond.main == "a temperature log has to travel with it"
     assert not cond.about_query  # "at all" is emphasis, not "all" of the queries
+
+
+def test_a_threshold_before_a_colon_is_the_condition() -> None:
+    cond = split_condition(
+        "Any pallet over 900 kg: book the heavy forklift, never the small one.", []
+    )
+    assert cond is not None and cond.numeric is not None
+    assert cond.main == "book the heavy forklift, never the small one"
+    assert (cond.numeric.op, cond.numeric.value) == (">", 900.0)
+
+
+def test_a_colon_inside_a_time_opens_no_clause() -> None:
+    cond = split_condition("Anything booked after 17:30 goes on the late sheet.", [])
+    assert cond is None or cond.main != "30 goes on the late sheet."
+
+
+def test_a_threshold_read_on_a_named_window() -> None:
+    said = "Anything at or above 8x on the 5m window: wake the greenhouse lead, don't wait."
+    [rule] = compile_correction(_signal(said, query="How is bay 4 doing?")).rules
+    assert rule.trigger.kind is TriggerKind.DATA
+    assert data_condition_met(
+        rule.trigger, _ctx({"humidity_spike_5m": 9.2, "humidity_spike_1h": 2.0})
+    )
+    assert not data_condition_met(
+        rule.trigger, _ctx({"humidity_spike_5m": 3.1, "humidity_spike_1h": 9.0})
+    )

@@ -51,6 +51,7 @@ _CLASS_SUBJECT = re.compile(
 _REQUIREMENT = re.compile(
     r"\b(has to|have to|must|should|needs? to|ought to) (be|stay|remain|come in)\s*$", re.IGNORECASE
 )
+_DIGIT_LED = re.compile(r"\b\d+[A-Za-z]+\b")  # "1h", "30d": a window as keys spell it
 _VIOLATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _MONEY = re.compile(r"[$€£]|\b(usd|eur|gbp|dollars?|euros?|pounds?)\b", re.IGNORECASE)
 MONEY_TERMS = ("amount", "total", "price", "cost", "valu", "balanc", "fee", "charg")
@@ -67,7 +68,9 @@ NUMERIC = re.compile(
     # the word after the number: a scale ("k", "million"), a unit ("kg", "days": units.py) or
     # what is counted ("retries"); never a preposition or conjunction that goes on the clause
     r"(?P<unit>%|(?!(?:of|in|on|at|to|for|and|or|but|then|the|a|an)\b)[A-Za-z]+\b)?"
-    r"(?:\s+(?:of|in)\s+(?P<after>[a-z][a-z_ \-]{1,40}))?",
+    r"(?:\s+(?:of|in)\s+(?P<after>[a-z][a-z_ \-]{1,40}))?"
+    # or the measure it is read on ("10x on the 1h window", "95% for the p99 latency")
+    r"(?:\s+(?:on|for)\s+(?:the\s+)?(?P<measure>[a-z0-9][a-z0-9_\-]*(?:\s+[a-z][a-z_\-]*)?))?",
     re.IGNORECASE,
 )
 _COND_VERBS = frozenset(
@@ -200,6 +203,8 @@ def parse_numeric(cond: str) -> NumericCondition | None:
         terms.extend(content_stems(m.group("after"), drop_generic=True))
     money = _MONEY.search(m.group(0)) is not None
     terms.extend(_unit_terms(m.group("unit") or "", counted=not money))
+    if not terms and not money and m.group("measure"):
+        terms = _measure_terms(m.group("measure"))
     if not terms and _MONEY.search(m.group(0)):
         terms = list(MONEY_TERMS)  # "anything over $200": an amount, whatever its field is called
     if not terms:
@@ -207,6 +212,13 @@ def parse_numeric(cond: str) -> NumericCondition | None:
     named = unit_of(m.group("unit")) if unit and unit not in _SCALE else None
     unit_name = named.name if named is not None else ""
     return NumericCondition(terms, op, value, unit_name)  # type: ignore[arg-type]
+
+
+def _measure_terms(measure: str) -> list[str]:
+    """What a threshold is read on, as field keys name it: a window or a percentile keeps
+    its digits ("the 1h window" -> 1h, window; a field `burn_rate_1h`)."""
+    spans = [w.lower() for w in _DIGIT_LED.findall(measure)]
+    return list(dict.fromkeys([*spans, *content_stems(measure, drop_generic=True)]))
 
 
 def _unit_terms(word: str, *, counted: bool) -> list[str]:

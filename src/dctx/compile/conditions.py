@@ -117,6 +117,7 @@ _NEGATED_VALUE = re.compile(
 # are found and given back in what is returned
 _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _HIDDEN_COMMA = "\x00"
+_CLAUSE_BREAK = re.compile(r",|:(?=\s)")
 
 
 def split_condition(directive: str, subjects: list[str]) -> Condition | None:
@@ -145,8 +146,16 @@ def _shown(text: str) -> str:
     return text.replace(_HIDDEN_COMMA, ",")
 
 
+def _first_break(text: str) -> tuple[str, str, str]:
+    """The text before its first comma or colon, the mark, and the rest (as str.partition)."""
+    m = _CLAUSE_BREAK.search(text)
+    return (text[: m.start()], m.group(), text[m.end() :]) if m else (text, "", "")
+
+
 def _split(text: str, subjects: list[str]) -> Condition | None:
-    head, sep, tail = text.partition(",")
+    # a threshold before a comma or a colon opens the clause ("Anything at or above 10x on
+    # the 1h window: open a SEV2 incident"); a colon inside a time ("10:30") is none
+    head, sep, tail = _first_break(text)
     if sep and NUMERIC.search(head) and len(tail.split()) >= 2:
         numeric = parse_numeric(head)
         if numeric is not None:
