@@ -29,13 +29,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
+from sentence_training import counts_at, f_half_threshold, fit, sentence_model
 from sklearn.metrics import average_precision_score
-from sklearn.model_selection import GroupKFold, cross_val_predict
 
 from dctx.bench.realconv.corpus import DEFAULT_DATA, load_corpus
 from dctx.capture.reading.base import TurnKind
-from dctx.capture.reading.policies import PolicyModel, candidates, feature_matrix
+from dctx.capture.reading.policies import FEATURES, MODEL_NAME, candidates, feature_matrix
 from dctx.providers.embedders import get_embedder
 from dctx.text import content_stems
 
@@ -92,28 +91,6 @@ def rows(data: Path, split: str, embedder, synthetic: bool = True):  # type: ign
     return np.vstack(xs), np.array(ys, dtype=int), np.array(groups), np.array(real)
 
 
-def _threshold(y: np.ndarray, p: np.ndarray) -> float:
-    """Where F0.5 peaks (the higher threshold of a tie), or FLOOR if that is higher."""
-    best, at = -1.0, 0.5
-    for t in np.arange(0.5, 0.99, 0.01):
-        sel = p >= t
-        tp = float((sel & (y == 1)).sum())
-        precision, recall = tp / max(sel.sum(), 1), tp / max(y.sum(), 1)
-        score = 1.25 * precision * recall / max(0.25 * precision + recall, 1e-9)
-        if score >= best:
-            best, at = score, float(t)
-    return round(max(at, FLOOR), 2)
-
-
-def _at(y: np.ndarray, p: np.ndarray, t: float) -> dict[str, float]:
-    sel = p >= t
-    return {
-        "selected": int(sel.sum()),
-        "right": int((sel & (y == 1)).sum()),
-        "policy_rows": int(y.sum()),
-    }
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -122,14 +99,8 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     embedder = get_embedder("minilm")
     x, y, groups, real = rows(args.data, "train", embedder)
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    xz = (x - mean) / scale
-    learner = LogisticRegression(C=C, max_iter=5000, class_weight="balanced")
-    oof = cross_val_predict(
-        learner, xz, y, groups=groups, cv=GroupKFold(n_splits=5), method="predict_proba"
-    )[:, 1]
-    threshold = _threshold(y, oof)
-    model = learner.fit(xz, y)
+    model, mean, scale, oof = fit(x, y, groups, C)
+    threshold = f_half_threshold(y, oof, lowest=0.5, floor=FLOOR)
     xd, yd, _, _ = rows(args.data, "dev", embedder, synthetic=False)
     pd = model.predict_proba((xd - mean) / scale)[:, 1]
     meta = {
@@ -143,19 +114,13 @@ def main() -> int:
         "policy_rows": int(y.sum()),
         "C": C,
         "oof_average_precision": round(float(average_precision_score(y, oof)), 4),
-        "oof_at_threshold": _at(y, oof, threshold),
-        "oof_real_at_threshold": _at(y[real], oof[real], threshold),
-        "real_dev_at_threshold": _at(yd, pd, threshold),
+        "oof_at_threshold": counts_at(y, oof, threshold, "policy_rows"),
+        "oof_real_at_threshold": counts_at(y[real], oof[real], threshold, "policy_rows"),
+        "real_dev_at_threshold": counts_at(yd, pd, threshold, "policy_rows"),
     }
-    PolicyModel(
-        coef=model.coef_[0].astype(np.float32),
-        intercept=float(model.intercept_[0]),
-        mean=mean.astype(np.float32),
-        scale=scale.astype(np.float32),
-        threshold=threshold,
-        embedder_id=embedder.id,
-        meta=meta,
-    ).save(args.out)
+    sentence_model(model, mean, scale, threshold, embedder.id, meta).save(
+        args.out, MODEL_NAME, FEATURES
+    )
     print(json.dumps({**meta, "threshold": threshold}, indent=2))
     return 0
 

@@ -21,18 +21,15 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from dctx.capture.cues import SentenceKind, classify_sentence, strip_filler
-from dctx.capture.reading.weights import read_weights, write_weights
+from dctx.capture.reading.sentence_model import SentenceModel, embedder_of, load_sentence_model
 from dctx.capture.revisions import quantities
 from dctx.capture.subjects import mask_instances, mask_names
-from dctx.errors import ConfigError
 from dctx.grammar import speaks_of_any_case, states_generally, tells_of_the_past
 from dctx.providers.base import Embedder
 from dctx.text import sentences
@@ -56,43 +53,14 @@ MIN_WORDS = 3  # "Book that too." is no policy; "Notice by letter." may be
 _TEXT_CHARS = 600
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyModel:
-    """Weights, standardisation and threshold of the opening-policy reader."""
-
-    coef: npt.NDArray[np.float32]  # (vector + features,)
-    intercept: float
-    mean: npt.NDArray[np.float32]
-    scale: npt.NDArray[np.float32]
-    threshold: float
-    embedder_id: str
-    meta: dict[str, Any]
-
-    def save(self, folder: Path, name: str = MODEL_NAME) -> None:
-        meta = dict(self.meta)
-        meta.update(threshold=self.threshold, embedder=self.embedder_id, features=list(FEATURES))
-        arrays = {"coef": self.coef, "intercept": np.float32(self.intercept)}
-        write_weights(folder, name, {**arrays, "mean": self.mean, "scale": self.scale}, meta)
-
-
-def load_policy_model(folder: Path | None = None, name: str = MODEL_NAME) -> PolicyModel:
+def load_policy_model(folder: Path | None = None, name: str = MODEL_NAME) -> SentenceModel:
     """The model shipped in the package (or one in `folder`)."""
-    meta, arrays = read_weights(
+    return load_sentence_model(
         folder,
         name,
         what="opening-policy",
         trainer="benchmarks/realconv/train_policies.py",
-        features_key="features",
         features=FEATURES,
-    )
-    return PolicyModel(
-        coef=arrays["coef"],
-        intercept=float(arrays["intercept"]),
-        mean=arrays["mean"],
-        scale=arrays["scale"],
-        threshold=float(meta["threshold"]),
-        embedder_id=str(meta["embedder"]),
-        meta=meta,
     )
 
 
@@ -141,14 +109,10 @@ def _names_a_case(sentence: str) -> bool:
 class PolicyReader:
     """Reads which sentences of an opening request state a standing policy."""
 
-    def __init__(self, embedder: Embedder, model: PolicyModel | None = None) -> None:
+    def __init__(self, embedder: Embedder, model: SentenceModel | None = None) -> None:
         self.model = model or _shipped_model()
         self.embedder = embedder
-        if embedder.id != self.model.embedder_id:
-            raise ConfigError(
-                f"the opening-policy reader was trained on {self.model.embedder_id} vectors, "
-                f"not {embedder.id}"
-            )
+        self.model.check_embedder(embedder, "opening-policy")
 
     def probabilities(self, text: str) -> list[tuple[str, float]]:
         """Each sentence read, with the probability that it states a standing policy."""
@@ -156,9 +120,7 @@ class PolicyReader:
         x = feature_matrix(self.embedder, parts, picked)
         if not len(x):
             return []
-        m = self.model
-        z = ((x - m.mean) / m.scale).astype(np.float64) @ m.coef.astype(np.float64) + m.intercept
-        p = 1.0 / (1.0 + np.exp(-z))
+        p = self.model.probabilities(x)
         return [(parts[k], float(q)) for k, q in zip(picked, p, strict=True)]
 
     def policies(self, text: str) -> list[str]:
@@ -167,12 +129,9 @@ class PolicyReader:
 
 
 def policy_reader_for(reader: object) -> PolicyReader | None:
-    """The opening-policy reader over the turn reader's own embedder (the learned reader's
-    MiniLM); None for a reader without one (the heuristic reader, a stub in tests)."""
-    embedder = getattr(reader, "embedder", None)
-    if embedder is None or getattr(embedder, "id", None) != _shipped_model().embedder_id:
-        return None
-    return _reader(embedder)
+    """The opening-policy reader over the turn reader's own embedder, if it has the right one."""
+    embedder = embedder_of(reader, _shipped_model().embedder_id)
+    return _reader(embedder) if embedder is not None else None
 
 
 @functools.lru_cache(maxsize=1)  # one loaded model over the reader's one embedder
@@ -181,5 +140,5 @@ def _reader(embedder: Embedder) -> PolicyReader:
 
 
 @functools.lru_cache(maxsize=1)
-def _shipped_model() -> PolicyModel:
+def _shipped_model() -> SentenceModel:
     return load_policy_model()
