@@ -18,7 +18,7 @@ from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal, se
 from dctx.capture.reading.llm import LLMAftermathClassifier
 from dctx.capture.self_assess_llm import llm_self_assess, tool_steps
 from dctx.compile.compiler_llm import CompiledRule, llm_compile_chain
-from dctx.compile.corrections import SHARED_SCOPE
+from dctx.compile.reach import SHARED_SCOPE
 from dctx.models import (
     Evidence,
     Rule,

@@ -36,3 +36,12 @@ def test_a_team_named_in_the_rule_keeps_it_personal(text: str) -> None:
 )
 def test_a_rule_said_for_the_team_is_shared(text: str) -> None:
     assert _scope_actor(text) is None
+
+
+def test_the_team_marker_leaves_no_dangling_words() -> None:
+    signal = correction(
+        "Lane rentals are $12 an hour for everyone, not $10.", query="Book lane 3", skill="pool"
+    )
+    (rule,) = compile_correction(signal).rules
+    assert rule.scope.actor is None
+    assert rule.text == "Lane rentals are $12 an hour, not $10."

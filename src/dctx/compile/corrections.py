@@ -30,6 +30,7 @@ from dctx.compile.phrasing import (
     split_directives,
 )
 from dctx.compile.predicates import compile_predicate, date_window
+from dctx.compile.reach import PERSONAL, SHARED_SCOPE, TEAM_MARKER
 from dctx.compile.topics import topic_head, under_topic
 from dctx.grammar import BACK_POSSESSIVES, BACK_PRONOUNS
 from dctx.models import (
@@ -46,17 +47,6 @@ from dctx.models import (
 )
 from dctx.text import content_stems, key_stems, words
 
-# "for the team" shares a rule; "to the team mailbox", "page the team that owns it" and "from
-# outside the team" name a team, they do not say who the rule is for
-SHARED_SCOPE = re.compile(
-    r"\b(everyone|every one of us|(?:for|across) the team|the (whole|entire) (\w+ )?team|"
-    r"all of us|our team|"
-    r"team[- ]wide|"
-    r"(comes|coming) from (legal|compliance|security|hr|finance|management)|"
-    r"company[- ]wide|org[- ]wide|company policy|our policy|team policy|for all (users|agents|"
-    r"analysts|reps|of us)|all agents|across the board|standard practice|house style)\b",
-    re.IGNORECASE,
-)
 UNIVERSAL = re.compile(
     r"\b(always|never|every time|from now on|going forward|in (the )?future|no matter what|"
     r"next time|in every|for every|for all|without exception)\b",
@@ -74,7 +64,6 @@ _OUTPUT_CONDITION = re.compile(
     re.IGNORECASE,
 )
 _ADVERB_LED = re.compile(r"^(only|never|always|then|and then)\s+\w+", re.IGNORECASE)
-_PERSONAL = re.compile(r"\b(for me|personally|my|mine|just me|i like|i prefer)\b", re.IGNORECASE)
 _THIS_SUBJECT = re.compile(
     r"\b(this|that) (company|customer|client|account|merchant|vendor|firm)\b|\bspecifically\b|"
     r"\bonly for\b",
@@ -120,12 +109,12 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     # a team marker in the sentence shares it; one elsewhere in the turn shares the turn's
     # other directives unless they are marked personal ("for me personally, ...")
     shared = bool(SHARED_SCOPE.search(signal.directive)) or (
-        bool(SHARED_SCOPE.search(signal.raw)) and not _PERSONAL.search(signal.directive)
+        bool(SHARED_SCOPE.search(signal.raw)) and not PERSONAL.search(signal.directive)
     )
     # the speaker's role may narrow or widen that (capture/roles.py): an end user's words
     # reach only themselves, and only a preference they stated as their own
     if signal.reach == "personal":
-        if not _PERSONAL.search(signal.directive):
+        if not PERSONAL.search(signal.directive):
             return Compiled()  # not stated as their own preference: nothing, not even evidence
         shared = False
     elif signal.reach == "team":
@@ -136,12 +125,18 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     return out
 
 
+def _unmarked(said: str) -> str:
+    """The directive without the words that say whom it is for ("for everyone"), and without
+    the space they leave before a comma."""
+    return re.sub(r"\s+(?=[,;:.])", "", TEAM_MARKER.sub("", said)).strip(" ,:")
+
+
 def _rules_of(
     signal: CorrectionSignal, said: str, shared: bool, ev: Evidence, topic: str | None
 ) -> list[Rule]:
     """The rules of one directive: its framing dropped, split into clauses and commands, each
     with its own condition, under the turn's topic."""
-    directive = drop_reasons(drop_preamble(SHARED_SCOPE.sub("", said).strip(" ,:")))
+    directive = drop_reasons(drop_preamble(_unmarked(said)))
     directive = re.sub(r"^(?:for|on)\s*,\s*", "", directive, flags=re.IGNORECASE)
     # "From now on, if a company has debt maturing ..., flag it": the framing is kept in
     # signal.directive (it makes the rule universal); the condition follows it
