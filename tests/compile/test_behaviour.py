@@ -4,7 +4,7 @@ each other."""
 
 from __future__ import annotations
 
-from dctx.compile.behaviour import contradicts, identity
+from dctx.compile.behaviour import amounts, contradicts, identity, resets
 from dctx.memory import Memory
 from dctx.models import Rule, RuleSource, RuleStatus, RuleType, Scope, Trigger, TriggerKind
 
@@ -182,3 +182,11 @@ def test_devops_withdraw_and_replace_in_one_turn_learns_the_new_namespace(mem: M
     run = mem.start(actor="dana", skill="devops", query="deploy the api to test", record=False)
     delivered = "\n".join(r.text for r in run.rules)
     assert "--namespace qa" in delivered and "staging" not in delivered
+
+
+def test_a_new_amount_is_never_a_duplicate() -> None:
+    old = _rule("Lane rentals are $12 an hour.")
+    assert resets(old, _rule("Lane rentals are $14 an hour now, not $12."))
+    assert not resets(old, _rule("Lane rentals are $12 an hour, every lane."))
+    # the value a rule says it replaces is not a value it sets
+    assert amounts("Rush is 30% now, up from 25%.") == {"%": frozenset({"30"})}

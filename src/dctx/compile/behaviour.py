@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dctx.capture.revisions import quantities
 from dctx.models import Rule
 from dctx.text import content_stems, stem
 
@@ -27,6 +28,11 @@ SAME_SLOT_CONTRASTED = 0.45  # ... when the newer rule's turn says what it repla
 
 # syntax, not phrases: a command-line flag with its value, or a key = value assignment
 _FLAG = re.compile(r"(?<![\w-])--(?P<key>[A-Za-z][\w-]*)(?:=|\s+)(?P<value>[^\s,;]+)")
+# the value a rule says it replaces: "not $12", "instead of 25%", "up from 30 days"
+_REPLACED_VALUE = re.compile(
+    r"\b(?:not|instead of|rather than|up from|down from|no longer)\s+(?:the\s+)?[$€£]?\d[\d.,]*%?",
+    re.IGNORECASE,
+)
 _ASSIGN = re.compile(
     r"`?(?P<key>[A-Za-z_][\w.-]*)`?\s*(?:=|:=)\s*(?P<value>\"[^\"]*\"|'[^']*'|`[^`]*`|[^\s;,]+)"
 )
@@ -97,10 +103,23 @@ def restate(old: str, new: str) -> str | None:
 
 
 def resets(a: Rule, b: Rule) -> bool:
-    """Both set a parameter, to different values: never the same rule, however alike their
-    words ("use --retries 3 ..." / "use --retries 5 ...")."""
+    """Both set a parameter, or a quantity of one kind, to different values: never the same
+    rule, however alike their words ("use --retries 3 ..." / "use --retries 5 ...", "Lane
+    rentals are $12 an hour" / "Lane rentals are $14 an hour now, not $12")."""
     ia, ib = identity(a.text), identity(b.text)
-    return any(ia.settings[k] != ib.settings[k] for k in ia.settings.keys() & ib.settings.keys())
+    if any(ia.settings[k] != ib.settings[k] for k in ia.settings.keys() & ib.settings.keys()):
+        return True
+    va, vb = amounts(a.text), amounts(b.text)
+    return any(va[k] != vb[k] for k in va.keys() & vb.keys())
+
+
+def amounts(text: str) -> dict[str, frozenset[str]]:
+    """The numbers a rule sets, by kind of quantity (capture/revisions.py: the currency sign,
+    "%", the unit), without the values it says it replaces ("$14 now, not $12": $ -> 14)."""
+    out: dict[str, set[str]] = {}
+    for kind, number in quantities(_REPLACED_VALUE.sub(" ", text)):
+        out.setdefault(kind, set()).add(number)
+    return {kind: frozenset(numbers) for kind, numbers in out.items()}
 
 
 def different_slots(a: Rule, b: Rule) -> bool:

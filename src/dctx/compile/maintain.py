@@ -21,9 +21,11 @@ from typing import Literal
 import numpy as np
 
 from dctx.capture.cues import prohibits
+from dctx.capture.revisions import quantities
 from dctx.capture.verbs import STANDING_ADVERBS
 from dctx.compile.admission import DEFAULT_ADMISSION, Admission, sightings, unconfirmed
-from dctx.compile.behaviour import contradicts, different_slots, identity, resets
+from dctx.compile.behaviour import amounts, contradicts, different_slots, identity, resets
+from dctx.compile.reach import PERSONAL
 from dctx.models import (
     Evidence,
     Rule,
@@ -192,7 +194,9 @@ class Rulebook:
             )
             if same_turn:
                 rule.group = f"{best.group}+{rule.id}"  # one turn's rules never replace each other
-            elif best.actor == rule.actor and best.scope.subject == rule.scope.subject:
+            elif best.scope.subject == rule.scope.subject and (
+                best.actor == rule.actor or _team_update(best, rule, raw)
+            ):
                 self._replace(best, rule, raw, sim)
             elif contradicts(best, rule, sim, contrasted=_contrasts(best, rule, raw)):
                 # another person's rule for the same slot with another value: resolved per
@@ -418,6 +422,10 @@ class Rulebook:
             new.trigger = _reaching(old.trigger, new)
             if raw:
                 self._reach[(new.conversation_id, raw)] = (asked_on, old.trigger)
+        if old.scope.actor is None and new.scope.actor is not None and not _own(new):
+            # the team's rule said again with a new value is still the team's ("Keep the 6
+            # months, but the down payment's back: 10% now"), unless marked the speaker's own
+            new.scope = dataclasses.replace(new.scope, actor=None)
         old.status = RuleStatus.SUPERSEDED
         old.superseded_by = new.id
         old.history.append({"at": utcnow(), "event": "superseded", "by": new.id})
@@ -502,6 +510,19 @@ class Rulebook:
         return target
 
 
+def _team_update(old: Rule, new: Rule, raw: str) -> bool:
+    """Is `new` a colleague's update of the team rule `old`: both the team's, and the turn
+    names what it replaces ("Lane rentals are $14 an hour for everyone now, not $12")? Two
+    team policies said without naming each other stay a conflict, resolved per querying
+    actor; another person's own rule is never replaced."""
+    return old.scope.actor is None and new.scope.actor is None and _contrasts(old, new, raw)
+
+
+def _own(rule: Rule) -> bool:
+    """Is the rule marked as its speaker's own ("for my texts", "for me")?"""
+    return any(PERSONAL.search(t) for t in (rule.text, *rule.qualifiers))
+
+
 def same_scope(a: Scope, b: Scope) -> bool:
     """Exactly the same reach: namespace, skill, actor scope and subject."""
     return (a.namespace, a.skill, a.actor, a.subject) == (b.namespace, b.skill, b.actor, b.subject)
@@ -525,8 +546,23 @@ def _names_old_behavior(old: Rule, new: Rule, raw: str) -> bool:
 
 def _contrasts(old: Rule, new: Rule, raw: str) -> bool:
     """The newer rule's turn says what it replaces: a contrast cue, or it names what the
-    older rule asks for and the new one drops."""
-    return bool(raw and _NAMES_REPLACEMENT.search(raw)) or _names_old_behavior(old, new, raw)
+    older rule asks for and the new one drops, or the amount it changes."""
+    return (
+        bool(raw and _NAMES_REPLACEMENT.search(raw))
+        or _names_old_behavior(old, new, raw)
+        or _names_old_amount(old, new, raw)
+    )
+
+
+def _names_old_amount(old: Rule, new: Rule, raw: str) -> bool:
+    """The turn gives an amount of the older rule a new value and names the old one ("$14 an
+    hour now, not $12")."""
+    before, after, said = amounts(old.text), amounts(new.text), quantities(raw)
+    return any(
+        (kind, number) in said
+        for kind in before.keys() & after.keys()
+        for number in before[kind] - after[kind]
+    )
 
 
 def _universal(text: str) -> bool:

@@ -1,7 +1,8 @@
 """Whom a rule reaches, as the words say: a team marker shares it ("for the whole team",
 "company policy"), a personal one keeps it the speaker's own ("for me", "my texts").
 
-What the words do not mark is decided elsewhere: by the speaker's role (capture/roles.py).
+What the words do not mark is decided elsewhere: by the speaker's role (capture/roles.py), and
+by the rule a new value replaces (compile/maintain.py: a team rule said again is the team's).
 """
 
 from __future__ import annotations

@@ -1,0 +1,90 @@
+"""Team rules: a team rule said again with a new value stays the team's, whoever says it."""
+
+from __future__ import annotations
+
+from dctx.memory import Memory
+from dctx.models import RuleStatus
+
+SKILL = "pool_desk"
+ASKED = "The Marlins swim club wants lane 3 on Saturday from 8 to 10. Book it."
+
+
+def _say(mem: Memory, actor: str, cid: str, day: str, correction: str) -> None:
+    mem.capture(
+        [
+            {"role": "user", "content": ASKED},
+            {"role": "assistant", "content": "Booked lane 3 for the Marlins, Saturday 8-10."},
+            {"role": "user", "content": correction},
+            {"role": "assistant", "content": "Done, I've updated the booking."},
+        ],
+        actor=actor,
+        skill=SKILL,
+        conversation_id=cid,
+        timestamp=f"2026-{day}T09:00:00Z",
+    )
+
+
+def _delivered(mem: Memory, actor: str) -> str:
+    run = mem.start(actor=actor, skill=SKILL, query="Book lane 5 for the Tritons on Sunday 7-9.")
+    return " ".join(u.text for u in run.units)
+
+
+def _active(mem: Memory) -> list[str]:
+    return [r.text for r in mem.rules(status=[RuleStatus.ACTIVE])]
+
+
+def test_a_new_value_for_a_team_rule_is_the_teams(mem: Memory) -> None:
+    _say(
+        mem,
+        "lena",
+        "c1",
+        "01-05",
+        "Lane rentals are $12 an hour for everyone, not $10. Fix the booking.",
+    )
+    # the same speaker gives the team's rule a new value, with no word of whom it is for
+    _say(mem, "lena", "c2", "02-02", "Lane rentals are $14 an hour now, not $12. Fix the booking.")
+    rules = mem.rules(status=[RuleStatus.ACTIVE])
+    [rule] = [r for r in rules if "$14" in r.text]
+    assert rule.scope.actor is None
+    assert "$14 an hour" in _delivered(mem, "omar")
+    assert "$12 an hour" not in _delivered(mem, "omar")  # the team's old value
+
+
+def test_a_colleague_says_the_teams_new_value(mem: Memory) -> None:
+    _say(
+        mem,
+        "lena",
+        "c1",
+        "01-05",
+        "Lane rentals are $12 an hour for everyone, not $10. Fix the booking.",
+    )
+    _say(
+        mem,
+        "omar",
+        "c2",
+        "02-02",
+        "Lane rentals are $14 an hour for everyone now, not $12. Fix the booking.",
+    )
+    for actor in ("lena", "omar", "kit"):
+        delivered = _delivered(mem, actor)
+        assert "$14 an hour" in delivered and "$12 an hour" not in delivered
+
+
+def test_a_personal_exception_leaves_the_team_rule_alone(mem: Memory) -> None:
+    _say(
+        mem,
+        "lena",
+        "c1",
+        "01-05",
+        "Lane rentals are $12 an hour for everyone, not $10. Fix the booking.",
+    )
+    _say(
+        mem,
+        "omar",
+        "c2",
+        "02-02",
+        "For my swim clubs, lane rentals are $10 an hour, not $12. Fix the booking.",
+    )
+    assert "$12" in _delivered(mem, "kit") and "swim clubs" not in _delivered(mem, "kit")
+    assert "$12" in _delivered(mem, "lena")
+
