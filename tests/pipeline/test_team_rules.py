@@ -1,4 +1,5 @@
-"""Team rules: a team rule said again with a new value stays the team's, whoever says it."""
+"""Team rules: a decision of the organisation a staff member passes on reaches every colleague,
+and a team rule said again with a new value stays the team's, whoever says it."""
 
 from __future__ import annotations
 
@@ -88,3 +89,31 @@ def test_a_personal_exception_leaves_the_team_rule_alone(mem: Memory) -> None:
     assert "$12" in _delivered(mem, "kit") and "swim clubs" not in _delivered(mem, "kit")
     assert "$12" in _delivered(mem, "lena")
 
+
+def test_a_decision_passed_on_reaches_every_colleague(mem: Memory) -> None:
+    _say(mem, "lena", "c1", "01-05", "Lane rentals are $12 an hour, not $10. Fix the booking.")
+    assert "$12 an hour" not in _delivered(mem, "omar")  # lena's own, as far as the words go
+    _say(
+        mem,
+        "lena",
+        "c2",
+        "02-02",
+        "The parks board changed the rates last night: lane rentals are $15 an hour now, not "
+        "$12. Fix the booking.",
+    )
+    for actor in ("lena", "omar"):
+        delivered = _delivered(mem, actor)
+        assert "$15 an hour" in delivered and "$12 an hour" not in delivered
+
+
+def test_a_complaint_told_of_the_past_is_no_decision(mem: Memory) -> None:
+    _say(
+        mem,
+        "lena",
+        "c1",
+        "01-05",
+        "Two parents complained last week about the noise. From now on, put the swim clubs in "
+        "lanes 7 and 8, away from the lessons. Fix the booking.",
+    )
+    assert "lanes 7 and 8" in _delivered(mem, "lena")
+    assert "lanes 7 and 8" not in _delivered(mem, "omar")

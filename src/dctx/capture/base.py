@@ -96,6 +96,10 @@ class CorrectionSignal:
     # the request's case can read like a policy, so the rule is added beside the speaker's
     # rules and replaces none of them
     replaces: bool = True
+    # the turn passes on a decision of the organisation ("Council changed it last night: no
+    # down payment for residential"; capture/reading/announcements.py): the team's rule,
+    # unless the directive is marked as the speaker's own
+    announced: bool = False
 
 
 class ToolPattern(enum.StrEnum):

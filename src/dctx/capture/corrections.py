@@ -34,6 +34,7 @@ from dctx.capture.cues import (
     strip_filler,
     takes_away,
 )
+from dctx.capture.reading.announcements import announcement_reader_for
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.reading.policies import policy_reader_for
@@ -205,6 +206,7 @@ def find_corrections(
         first_directive = next(
             (k for k, (kind, _) in enumerate(directives) if kind is SentenceKind.DIRECTIVE), None
         )
+        announced = first_directive is not None and _announces(text, reader)
         for k, (kind, sentence) in enumerate(directives):
             signals.append(
                 CorrectionSignal(
@@ -235,6 +237,7 @@ def find_corrections(
                     extends=extends,
                     revises=revised.rule if revised is not None else "",
                     replaces=verdict.by != "opening policy",
+                    announced=announced,
                 )
             )
 
@@ -386,6 +389,13 @@ def _opening_policies(
         return []
     policy_reader = policy_reader_for(reader)
     return policy_reader.policies(text) if policy_reader is not None else []
+
+
+def _announces(text: str, reader: TurnClassifier) -> bool:
+    """Does the turn pass on a decision of the organisation (capture/reading/
+    announcements.py)? Never for a reader without the learned reader's embedder."""
+    announcements = announcement_reader_for(reader)
+    return announcements is not None and announcements.announces(text)
 
 
 def _admitted(verdict: TurnVerdict, admit: ReadingBands, *, by: str) -> TurnVerdict:

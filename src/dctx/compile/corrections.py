@@ -108,8 +108,10 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     out.evidence.append(ev)
     # a team marker in the sentence shares it; one elsewhere in the turn shares the turn's
     # other directives unless they are marked personal ("for me personally, ...")
+    # and so does a decision of the organisation the turn passes on (capture's reading)
     shared = bool(SHARED_SCOPE.search(signal.directive)) or (
-        bool(SHARED_SCOPE.search(signal.raw)) and not PERSONAL.search(signal.directive)
+        (bool(SHARED_SCOPE.search(signal.raw)) or signal.announced)
+        and not PERSONAL.search(signal.directive)
     )
     # the speaker's role may narrow or widen that (capture/roles.py): an end user's words
     # reach only themselves, and only a preference they stated as their own

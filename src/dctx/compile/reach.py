@@ -1,8 +1,9 @@
 """Whom a rule reaches, as the words say: a team marker shares it ("for the whole team",
 "company policy"), a personal one keeps it the speaker's own ("for me", "my texts").
 
-What the words do not mark is decided elsewhere: by the speaker's role (capture/roles.py), and
-by the rule a new value replaces (compile/maintain.py: a team rule said again is the team's).
+What the words do not mark is decided elsewhere: by the speaker's role (capture/roles.py), by
+a decision of the organisation the turn passes on (capture/reading/announcements.py), and by
+the rule a new value replaces (compile/maintain.py: a team rule said again is the team's).
 """
 
 from __future__ import annotations
