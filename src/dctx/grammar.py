@@ -293,6 +293,23 @@ def past_perfect(clause: str) -> bool:
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def spans_an_action(clause: str, at: int) -> bool:
+    """Is the word at character `at` ("over", "under") a preposition of a verb that acts on
+    an object ("spread it over 6 months", "split the bill over 3 payments"): how far the
+    action goes, not a threshold a case is compared to, which the parser reads as a
+    modifier of the number ("if the outage ran over 4 hours", "orders over $500")?"""
+    for token in _pipeline()(clause):
+        if token.idx == at:
+            head = token.head
+            return (
+                token.dep_ == "prep"
+                and head.tag_.startswith("VB")
+                and any(child.dep_ in ("dobj", "obj") for child in head.children)
+            )
+    return False
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def of_every_one(phrase: str) -> bool:
     """Does the phrase speak of every one of a kind by its determiner ("Every catering
     order")? Not "each" ("For each MR: ..."), which walks through the ones in view, nor "all"

@@ -33,6 +33,8 @@ def _signal(text: str, *, query: str, subjects: list[str] | None = None) -> Corr
         "From now on cc the account rep on every roadside call.",
         # a definite possessive names what belongs to the case in view, not a class of cases
         "For the member's locker, before any renewal, check the waiver.",
+        # "over" a verb acts on its object through says how far the action goes
+        "No deposit for returning gardeners, spread the plot fee over 4 months.",
     ],
 )
 def test_not_a_condition(directive: str) -> None:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from dctx.capture.verbs import IMPERATIVE_PREFIX, IMPERATIVE_VERBS
+from dctx.grammar import spans_an_action
 from dctx.models import NumericCondition
 from dctx.text import STOPWORDS, content_stems
 from dctx.units import unit_of
@@ -187,7 +188,8 @@ def parse_numeric(cond: str) -> NumericCondition | None:
     """The threshold a condition states ("runway under 12 months", "orders older than 30
     days", "net burn is negative"), or None."""
     cond = _NEGATIVE.sub(r"\1 below 0", cond)
-    m = NUMERIC.search(cond)
+    # "spread it over 6 months" says how far the action goes: no threshold, look further on
+    m = next((m for m in NUMERIC.finditer(cond) if not spans_an_action(cond, m.start("op"))), None)
     if not m:
         return None
     op = _OPS.get(m.group("op").lower())
