@@ -115,3 +115,11 @@ def test_an_unsure_reading_replaces_only_the_same_setting() -> None:
     book = _rulebook(_tuning_rule("Always book tunings with --pitch 440."))
     book.add(_tuning_rule("Book tunings with --pitch 442.", "c2"), replaces=False)
     assert [r.status for r in book.rules] == [RuleStatus.SUPERSEDED, RuleStatus.ACTIVE]
+
+
+def test_a_word_ending_like_a_filler_keeps_its_letters() -> None:
+    from dctx.compile.phrasing import imperative
+
+    assert imperative("Cancel the tasting and rebook.") == "Cancel the tasting and rebook."
+    assert imperative("Log it in the kiln logbook.") == "Log it in the kiln logbook."
+    assert imperative("Book the kiln for Friday, ok?") == "Book the kiln for Friday."

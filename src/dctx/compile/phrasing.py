@@ -38,8 +38,8 @@ _FRAMING = [
     (r"^(?:it|that|this) (?:should|must|needs to) (?:be|have been)\s+", "Use "),
     (r"^(?:that'?s|this is|it'?s) (?:wrong|incorrect|not right)[,:;.!-]*\s*", ""),
 ]
-_TRAILING = re.compile(
-    r"[\s,;]*(?:from now on|going forward|in (?:the )?future|next time|moving forward|"
+_TRAILING = re.compile(  # a whole word at the end: "rebook." ends in no "ok"
+    r"[\s,;]*\b(?:from now on|going forward|in (?:the )?future|next time|moving forward|"
     r"please|thanks|thank you|ok\??|okay\??|got it\??|,?\s*yeah\??)[\s.!]*$",
     re.IGNORECASE,
 )
