@@ -18,7 +18,7 @@ from dctx.capture.base import Aftermath, CorrectionSignal, ToolPatternSignal, se
 from dctx.capture.reading.llm import LLMAftermathClassifier
 from dctx.capture.self_assess_llm import llm_self_assess, tool_steps
 from dctx.compile.compiler_llm import CompiledRule, llm_compile_chain
-from dctx.compile.reach import SHARED_SCOPE
+from dctx.compile.reach import PERSONAL, SHARED_SCOPE
 from dctx.models import (
     Evidence,
     Rule,
@@ -110,7 +110,11 @@ class LLMPipeline:
         main = _source_of(out.rule, chain, corrections or list(range(len(chain))))
         signal = chain[main]
         ctx = signal.ctx
-        shared = bool(SHARED_SCOPE.search(signal.raw))
+        # the team's when the turn says so, or passes on a decision of the organisation
+        # (capture's announcement reader) for a rule not marked as the speaker's own
+        shared = bool(SHARED_SCOPE.search(signal.raw)) or (
+            signal.announced and not PERSONAL.search(out.rule)
+        )
         others = [evidence[i].id for i in corrections if i != main]
         return Rule(
             id=new_id("rule"),

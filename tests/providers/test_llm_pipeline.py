@@ -236,3 +236,21 @@ def test_without_llm_no_request_is_made(
         report = capture(mem)
     assert llm_requests(srv) == [] and report.usage.llm_calls == 0
     assert PERIOD_RULE not in {r.text for r in report.added}
+
+
+def test_a_decision_passed_on_is_the_teams_rule_on_the_llm_path_too(
+    srv: WireServer, tmp_path: Path, embedder: Embedder
+) -> None:
+    StepModel().install(srv)
+    mem = memory(tmp_path / "m.db", embedder, spec(srv, "openai"))
+    announced = (
+        "The board changed the policy last night: growth is reported separately for each "
+        "business segment now."
+    )
+    trace = [{**m, "content": announced} if m.get("content") == CORRECTION else m for m in TRACE]
+    try:
+        mem.capture(trace, actor="alice", skill="fin", conversation_id="s1")
+        segment = next(r for r in mem.rules() if r.text == SEGMENT_RULE)
+        assert segment.scope.actor is None  # every analyst of the skill, not only alice
+    finally:
+        mem.close()
