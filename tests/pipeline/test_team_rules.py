@@ -104,6 +104,9 @@ def test_a_decision_passed_on_reaches_every_colleague(mem: Memory) -> None:
     for actor in ("lena", "omar"):
         delivered = _delivered(mem, actor)
         assert "$15 an hour" in delivered and "$12 an hour" not in delivered
+    [rule] = [r for r in mem.rules(status=[RuleStatus.ACTIVE]) if "$15" in r.text]
+    why = mem.explain(rule.id)["rule"]["history"]
+    assert any(e["event"] == "team rule" and "decision" in e["why"] for e in why)
 
 
 def test_a_complaint_told_of_the_past_is_no_decision(mem: Memory) -> None:

@@ -124,7 +124,15 @@ def compile_correction(signal: CorrectionSignal) -> Compiled:
     topic = topic_head(signal)
     for said in said_again(signal) or [signal.directive]:
         out.rules.extend(_rules_of(signal, said, shared, ev, topic))
+    if shared and signal.reach is None and not SHARED_SCOPE.search(signal.raw):
+        for rule in out.rules:  # why it reaches the team, for `rules explain` and review
+            rule.history.append(
+                {"at": signal.ctx.timestamp, "event": "team rule", "why": ANNOUNCED_WHY}
+            )
     return out
+
+
+ANNOUNCED_WHY = "the turn passes on a decision of the organisation (announcement reader)"
 
 
 def _unmarked(said: str) -> str:
