@@ -39,6 +39,7 @@ from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnV
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
 from dctx.capture.reading.policies import policy_reader_for
 from dctx.capture.revisions import Revision, replacement, revision, withdrawal
+from dctx.capture.self_repair import repaired
 from dctx.capture.specs import spelled_out_spec, stands
 from dctx.capture.subjects import SubjectTracker, mask_names
 from dctx.capture.turns import describe_calls, user_turn_inputs
@@ -180,7 +181,7 @@ def find_corrections(
             query = text
             tracker.observe_text(text)
         directives = _directives(
-            meant.get(msg.index, text),
+            repaired(meant.get(msg.index, text)),
             verdict,
             spec,
             asked_for,
