@@ -25,6 +25,17 @@ def _say(mem: Memory, actor: str, cid: str, day: str, correction: str) -> None:
     )
 
 
+def _team_rule(mem: Memory) -> None:
+    """Lena states the desk's rate for everyone."""
+    _say(
+        mem,
+        "lena",
+        "c1",
+        "01-05",
+        "Lane rentals are $12 an hour for everyone, not $10. Fix the booking.",
+    )
+
+
 def _delivered(mem: Memory, actor: str) -> str:
     run = mem.start(actor=actor, skill=SKILL, query="Book lane 5 for the Tritons on Sunday 7-9.")
     return " ".join(u.text for u in run.units)
@@ -35,13 +46,7 @@ def _active(mem: Memory) -> list[str]:
 
 
 def test_a_new_value_for_a_team_rule_is_the_teams(mem: Memory) -> None:
-    _say(
-        mem,
-        "lena",
-        "c1",
-        "01-05",
-        "Lane rentals are $12 an hour for everyone, not $10. Fix the booking.",
-    )
+    _team_rule(mem)
     # the same speaker gives the team's rule a new value, with no word of whom it is for
     _say(mem, "lena", "c2", "02-02", "Lane rentals are $14 an hour now, not $12. Fix the booking.")
     rules = mem.rules(status=[RuleStatus.ACTIVE])
@@ -52,13 +57,7 @@ def test_a_new_value_for_a_team_rule_is_the_teams(mem: Memory) -> None:
 
 
 def test_a_colleague_says_the_teams_new_value(mem: Memory) -> None:
-    _say(
-        mem,
-        "lena",
-        "c1",
-        "01-05",
-        "Lane rentals are $12 an hour for everyone, not $10. Fix the booking.",
-    )
+    _team_rule(mem)
     _say(
         mem,
         "omar",
@@ -72,13 +71,7 @@ def test_a_colleague_says_the_teams_new_value(mem: Memory) -> None:
 
 
 def test_a_personal_exception_leaves_the_team_rule_alone(mem: Memory) -> None:
-    _say(
-        mem,
-        "lena",
-        "c1",
-        "01-05",
-        "Lane rentals are $12 an hour for everyone, not $10. Fix the booking.",
-    )
+    _team_rule(mem)
     _say(
         mem,
         "omar",
