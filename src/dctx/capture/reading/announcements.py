@@ -1,8 +1,8 @@
 """Whether a turn announces a decision that changes how everyone works.
 
-"District memo came in this morning: will-call hold is 14 days now", "Council changed it
-last night: no down payment for residential", "the partners have scrapped it": the speaker
-passes on a decision the organisation (or an authority over it) made, so the rule it sets
+"Council changed it last night: no down payment for residential", "the directors approved
+new rush pricing, effective now", "the district rolled it back": the speaker passes on a
+decision the organisation (or an authority over it) made, so the rule it sets
 is the team's, not the speaker's own preference, and it reaches every colleague who works
 the same skill. "Three customers complained it felt pushy" tells of the past too, and is
 only the reason for a preference. Which is which is a reading of language, so it is
@@ -12,7 +12,8 @@ for it in workplaces no benchmark uses (`benchmarks/realconv/data_scope/announce
 sentences of real coding sessions; `model/announced.json` records its held-out precision and
 its threshold. A sentence it takes must also tell of the past, as the parser reads it: alone,
 the model takes many a rule stated in the present for news of one. A decision announced
-without a verb ("New from finance this morning: ...") is not read.
+without a verb ("New from finance this morning: ..."), or whose first verb is not in the past
+("Forget the deposit: the partners have scrapped it"), is not read.
 """
 
 from __future__ import annotations
