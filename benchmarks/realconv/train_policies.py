@@ -34,7 +34,8 @@ from sklearn.metrics import average_precision_score
 
 from dctx.bench.realconv.corpus import DEFAULT_DATA, load_corpus
 from dctx.capture.reading.base import TurnKind
-from dctx.capture.reading.policies import FEATURES, MODEL_NAME, candidates, feature_matrix
+from dctx.capture.reading.policies import FEATURES, MODEL_NAME, feature_matrix
+from dctx.capture.reading.sentence_model import candidates
 from dctx.providers.embedders import get_embedder
 from dctx.text import content_stems
 

@@ -85,6 +85,15 @@ def quantities(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(out)
 
 
+def numbers(text: str) -> list[tuple[slice, str, bool]]:
+    """Where each number of `text` stands, with its currency sign and whether it is a
+    percentage: the places a corrected number goes (capture/self_repair.py)."""
+    return [
+        (slice(*m.span("number")), m.group("sign") or "", m.group("unit") == "%")
+        for m in _QUANTITY.finditer(text)
+    ]
+
+
 @functools.lru_cache(maxsize=4096)
 def _subject_words(text: str) -> frozenset[str]:
     """Stems of the text's words, hyphenated ones split ("free-shipping": free, ship)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from dctx.capture.revisions import numbers
 from dctx.text import sentences
 
 _REPAIR = re.compile(
@@ -19,7 +20,6 @@ _REPAIR = re.compile(
     r"(?P<value>(?P<sign>[$€£])?\d[\d.,]*(?<![.,])(?P<pct>\s?%)?)(?![\w$€£%])",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"(?<![\w.])(?P<sign>[$€£])?\d[\d.,]*(?<![.,])(?P<pct>\s?%)?(?![\w%])")
 
 
 def repaired(text: str) -> str:
@@ -32,16 +32,11 @@ def repaired(text: str) -> str:
         repair = _REPAIR.match(part.strip())
         if repair is not None and kept:
             before = kept[-1]
-            same = [
-                m
-                for m in _NUMBER.finditer(before)
-                if (m.group("sign") or "") == (repair.group("sign") or "")
-                and bool(m.group("pct")) == bool(repair.group("pct"))
-            ]
+            kind = (repair.group("sign") or "", bool(repair.group("pct")))
+            same = [at for at, sign, percent in numbers(before) if (sign, percent) == kind]
             if same:
-                last = same[-1]
-                value = repair.group("value").strip()
-                kept[-1] = before[: last.start()] + value + before[last.end() :]
+                number = re.sub(r"[^\d.,]", "", repair.group("value"))
+                kept[-1] = before[: same[-1].start] + number + before[same[-1].stop :]
                 changed = True
                 continue
         kept.append(part)

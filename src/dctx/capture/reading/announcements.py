@@ -26,15 +26,18 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from dctx.capture.reading.sentence_model import SentenceModel, embedder_of, load_sentence_model
+from dctx.capture.reading.sentence_model import (
+    SentenceModel,
+    candidates,
+    load_sentence_model,
+    reader_over,
+    sentence_vectors,
+)
 from dctx.grammar import tells_of_the_past
 from dctx.providers.base import Embedder
-from dctx.text import sentences
 
 MODEL_NAME = "announced"
 FEATURES: tuple[str, ...] = ("tells_of_the_past", "question", "log_words")
-MIN_WORDS = 3
-_TEXT_CHARS = 600
 
 
 def load_announcement_model(folder: Path | None = None, name: str = MODEL_NAME) -> SentenceModel:
@@ -50,14 +53,15 @@ def load_announcement_model(folder: Path | None = None, name: str = MODEL_NAME) 
 
 def readable(text: str) -> list[str]:
     """The turn's sentences long enough to be read."""
-    return [s for s in sentences(text) if len(s.split()) >= MIN_WORDS]
+    parts, picked = candidates(text)
+    return [parts[k] for k in picked]
 
 
 def feature_matrix(embedder: Embedder, parts: Sequence[str]) -> npt.NDArray[np.float32]:
     """Rows of [sentence vector | features], one per sentence."""
     if not parts:
         return np.zeros((0, embedder.dim + len(FEATURES)), dtype=np.float32)
-    vecs = np.asarray(embedder.embed([p[:_TEXT_CHARS] for p in parts]), dtype=np.float32)
+    vecs = sentence_vectors(embedder, parts)
     rows = [
         [float(tells_of_the_past(p)), float("?" in p), math.log1p(len(p.split()))] for p in parts
     ]
@@ -91,11 +95,10 @@ class AnnouncementReader:
 
 def announcement_reader_for(reader: object) -> AnnouncementReader | None:
     """The announcement reader over the turn reader's own embedder, if it has the right one."""
-    embedder = embedder_of(reader, _shipped_model().embedder_id)
-    return _reader(embedder) if embedder is not None else None
+    return reader_over(reader, _shipped_model(), _reader)
 
 
-@functools.lru_cache(maxsize=1)  # one loaded model over the reader's one embedder
+@functools.lru_cache(maxsize=1)  # one reader over the turn reader's one embedder
 def _reader(embedder: Embedder) -> AnnouncementReader:
     return AnnouncementReader(embedder)
 

@@ -27,12 +27,17 @@ import numpy as np
 import numpy.typing as npt
 
 from dctx.capture.cues import SentenceKind, classify_sentence, strip_filler
-from dctx.capture.reading.sentence_model import SentenceModel, embedder_of, load_sentence_model
+from dctx.capture.reading.sentence_model import (
+    SentenceModel,
+    candidates,
+    load_sentence_model,
+    reader_over,
+    sentence_vectors,
+)
 from dctx.capture.revisions import quantities
 from dctx.capture.subjects import mask_instances, mask_names
 from dctx.grammar import speaks_of_any_case, states_generally, tells_of_the_past
 from dctx.providers.base import Embedder
-from dctx.text import sentences
 
 MODEL_NAME = "policies"
 FEATURES: tuple[str, ...] = (
@@ -49,8 +54,6 @@ FEATURES: tuple[str, ...] = (
     "log_sentences",
     *(f"cue_{kind.value}" for kind in SentenceKind),
 )
-MIN_WORDS = 3  # "Book that too." is no policy; "Notice by letter." may be
-_TEXT_CHARS = 600
 
 
 def load_policy_model(folder: Path | None = None, name: str = MODEL_NAME) -> SentenceModel:
@@ -64,19 +67,13 @@ def load_policy_model(folder: Path | None = None, name: str = MODEL_NAME) -> Sen
     )
 
 
-def candidates(text: str) -> tuple[list[str], list[int]]:
-    """The turn's sentences, and the positions of those long enough to be read."""
-    parts = sentences(text)
-    return parts, [k for k, part in enumerate(parts) if len(part.split()) >= MIN_WORDS]
-
-
 def feature_matrix(
     embedder: Embedder, parts: Sequence[str], picked: Sequence[int]
 ) -> npt.NDArray[np.float32]:
     """Rows of [sentence vector | features] for the `picked` sentences of a turn."""
     if not picked:
         return np.zeros((0, embedder.dim + len(FEATURES)), dtype=np.float32)
-    vecs = np.asarray(embedder.embed([parts[k][:_TEXT_CHARS] for k in picked]), dtype=np.float32)
+    vecs = sentence_vectors(embedder, [parts[k] for k in picked])
     cases = [_names_a_case(part) for part in parts]
     rows = [_features(parts, k, cases) for k in picked]
     return np.hstack([vecs, np.asarray(rows, dtype=np.float32)]).astype(np.float32)
@@ -130,11 +127,10 @@ class PolicyReader:
 
 def policy_reader_for(reader: object) -> PolicyReader | None:
     """The opening-policy reader over the turn reader's own embedder, if it has the right one."""
-    embedder = embedder_of(reader, _shipped_model().embedder_id)
-    return _reader(embedder) if embedder is not None else None
+    return reader_over(reader, _shipped_model(), _reader)
 
 
-@functools.lru_cache(maxsize=1)  # one loaded model over the reader's one embedder
+@functools.lru_cache(maxsize=1)  # one reader over the turn reader's one embedder
 def _reader(embedder: Embedder) -> PolicyReader:
     return PolicyReader(embedder)
 

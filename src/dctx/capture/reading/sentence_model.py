@@ -4,9 +4,10 @@ the announcement reader), their weights a `.npz` in `model/` beside a `.json` re
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +15,11 @@ import numpy.typing as npt
 from dctx.capture.reading.weights import read_weights, write_weights
 from dctx.errors import ConfigError
 from dctx.providers.base import Embedder
+from dctx.text import sentences
+
+MIN_WORDS = 3  # "Book that too." says nothing to read; "Notice by letter." may
+TEXT_CHARS = 600  # what MiniLM reads of a sentence
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +71,23 @@ def load_sentence_model(
     )
 
 
-def embedder_of(reader: object, embedder_id: str) -> Any:
-    """The turn reader's own embedder (any object the reader holds, hashable: the readers
-    are cached per embedder), when it gives the vectors a sentence model was trained on (the
-    learned reader's MiniLM); None for a reader without one (the heuristic reader, a stub in
-    tests)."""
+def candidates(text: str) -> tuple[list[str], list[int]]:
+    """The turn's sentences, and the positions of those long enough to be read."""
+    parts = sentences(text)
+    return parts, [k for k, part in enumerate(parts) if len(part.split()) >= MIN_WORDS]
+
+
+def sentence_vectors(embedder: Embedder, said: Sequence[str]) -> npt.NDArray[np.float32]:
+    """The MiniLM vector of each sentence, of its first TEXT_CHARS characters."""
+    return np.asarray(embedder.embed([s[:TEXT_CHARS] for s in said]), dtype=np.float32)
+
+
+def reader_over(reader: object, model: SentenceModel, make: Callable[..., R]) -> R | None:
+    """A sentence reader made by `make` (each module's own, cached once per process: a cache
+    of one object holds no words) over the turn reader's own embedder, when it gives the
+    vectors `model` was trained on (the learned reader's MiniLM); None for a reader without
+    one (the heuristic reader, a stub in tests)."""
     embedder = getattr(reader, "embedder", None)
-    return embedder if getattr(embedder, "id", None) == embedder_id else None
+    if getattr(embedder, "id", None) != model.embedder_id:
+        return None
+    return make(embedder)
