@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from dctx.capture.conduct import about_conduct, conduct_directive, named_tool, tool_nouns
+from dctx.capture.conduct import (
+    about_conduct,
+    argument_nouns,
+    conduct_directive,
+    named_tool,
+    tool_nouns,
+)
 from dctx.capture.corrections import find_corrections
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import bands_for, default_reader
@@ -226,3 +232,54 @@ def test_a_verbless_standing_correction_is_read_for_conduct_as_spelled_out() -> 
     turn = "you skipped the check again. Booking check first, always, then the invoice."
     found = find_corrections(_session(turn), reader=Doubts())
     assert [s.directive for s in found] == ["Always do booking check first, then the invoice."]
+
+
+# an apiary's honey shop: the agent labels jars and lists them
+_LABEL = ToolCall(
+    id="c1",
+    name="print_label",
+    arguments={"jar_id": "J-88", "headline": "Wildflower 340g", "harvest_month": "June"},
+)
+
+
+def _labelled(turn: str) -> Session:
+    messages = [
+        Message(0, "user", "Label the new wildflower jars."),
+        Message(1, "assistant", "", tool_calls=[_LABEL]),
+        Message(2, "tool", '{"printed": 24}', tool_call_id="c1", tool_name="print_label"),
+        Message(3, "assistant", "Printed 24 labels: 'Wildflower 340g'."),
+        Message(4, "user", turn),
+    ]
+    return Session("s1", messages, actor="ana", skill="honey_shop")
+
+
+def test_argument_names_say_what_the_agent_fills_in() -> None:
+    calls = [_LABEL, ToolCall(id="c2", name="list_jar", arguments={"customerId": "C-1"})]
+    # an identifier names nothing the agent writes; the rest do
+    assert argument_nouns(calls) == {"headli", "harves", "month"}
+
+
+def test_a_standing_fact_about_what_the_agent_fills_in_is_conduct() -> None:
+    """The reader doubts it, but the turn says how every headline the agent writes must be:
+    the tool's argument names what it is about."""
+    turn = (
+        "Headlines need to be like 'Heather 340g - Moorland': variety, weight, then where. "
+        "The till scans that prefix. Can you reprint these?"
+    )
+    found = find_corrections(_labelled(turn), reader=Doubts())
+    assert [s.directive for s in found] == [
+        "Headlines need to be like 'Heather 340g - Moorland': variety, weight, then where."
+    ]
+    assert not found[0].candidate
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "The headline on these looks wrong. Can you reprint them?",  # the ones in view
+        "Jars sell better in June. Reprint them.",  # a fact naming no argument
+        "Use 'Heather' in the headline for this batch.",  # this batch, no kind
+    ],
+)
+def test_a_statement_of_this_case_or_of_no_argument_is_not(turn: str) -> None:
+    assert find_corrections(_labelled(turn), reader=Doubts()) == []

@@ -9,6 +9,10 @@ directive that says to what cases it applies (`dctx.grammar.says_when`) and name
 the agent's tools in this session act on is about the agent's conduct, not this task's
 product; such a turn is admitted as a standing correction even where the reader doubts it.
 
+What the agent fills in when it calls them counts too: the names of the arguments it passed
+(`create_incident(title=...)`), so "Titles need to be like `[SEV3] api: symptom`", a standing
+fact of how every title is written, is about its conduct.
+
 Only the agent's own tool calls name the tools (never text inside a result, which is data),
 and a configured LLM classifier still decides the turn (capture/corrections.py).
 """
@@ -20,7 +24,8 @@ from collections.abc import Iterable
 
 from dctx.capture.cues import ASKS_AGENT, SentenceKind, classify_sentence, standing_cue
 from dctx.capture.verbs import IMPERATIVE_VERBS
-from dctx.grammar import open_case, opens_command, says_when
+from dctx.grammar import open_case, opens_command, says_when, states_generally
+from dctx.models import ToolCall
 from dctx.text import sentences
 
 _WORD = re.compile(r"[A-Za-z]+")
@@ -68,6 +73,27 @@ def tool_nouns(tool_names: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+# argument names that name no object of the domain: a key, a handle, a flag
+_KEY_WORDS = frozenset("id ids key uuid ref url uri flag flags force dry run limit offset".split())
+
+
+def argument_nouns(calls: Iterable[ToolCall]) -> frozenset[str]:
+    """Stems of what the agent fills in when it calls its tools: the names of the arguments
+    it passed (`create_incident(title=..., severity=...)` -> title, severity). The agent's
+    own calls name them, never a result; an identifier (`customer_id`) names no thing the
+    agent writes."""
+    out: set[str] = set()
+    for call in calls:
+        for key in call.arguments:
+            words = [w.lower() for w in _WORD.findall(_CAMEL.sub(r"\1 \2", key))]
+            if not words or words[-1] in _KEY_WORDS:
+                continue
+            out.update(
+                _stem(w) for w in words if len(w) >= _MIN_CHARS and w not in _GENERIC | _KEY_WORDS
+            )
+    return frozenset(out)
+
+
 def named_tool(text: str, tool_names: Iterable[str]) -> str | None:
     """The tool, of those named, whose object the text names ("image refs: resolve the tag to
     its sha256 and deploy that" names `deploy_image`'s image); where several do, the one more
@@ -93,11 +119,13 @@ def about_conduct(text: str, nouns: frozenset[str], *, first_turn: bool = False)
 
 def conduct_directive(text: str, nouns: frozenset[str], *, first_turn: bool = False) -> str | None:
     """The first sentence of the turn that tells the agent, in general terms, how to work with
-    what its tools act on, as a command: a directive that says to what cases it applies and
-    names one of `nouns`, or a polite question that asks for it from now on or in any case of
-    a kind ("Could you check coverage before you set a reserve on anything?" -> "Check
-    coverage before you set a reserve on anything."; not "Can you check every invoice before
-    you send it?", which speaks of the invoices in view). None when no sentence does."""
+    what its tools act on or what it fills in when it calls them, as a command: a directive
+    that says to what cases it applies, or a standing fact of how a kind of thing is handled
+    ("Titles need to be like `[SEV3] api: symptom`"), that names one of `nouns`; or a polite
+    question that asks for it from now on or in any case of a kind ("Could you check coverage
+    before you set a reserve on anything?" -> "Check coverage before you set a reserve on
+    anything."; not "Can you check every invoice before you send it?", which speaks of the
+    invoices in view). None when no sentence does."""
     if not nouns or first_turn:
         return None
     for sentence in sentences(text):
@@ -106,16 +134,25 @@ def conduct_directive(text: str, nouns: frozenset[str], *, first_turn: bool = Fa
             if asked is None:
                 continue  # a question, unless a polite form of an instruction
             command = _as_command(sentence[asked.end() :])
-            general = open_case  # a clause of any case, not only one that says when
-        elif classify_sentence(sentence) is SentenceKind.DIRECTIVE:
-            command, general = sentence, says_when
+        elif classify_sentence(sentence) is SentenceKind.DIRECTIVE or states_generally(sentence):
+            command = sentence
         else:
             continue
         if not nouns.intersection(_stem(w) for w in _WORD.findall(command)):
             continue
-        if standing_cue(command) or general(command):
+        if standing_cue(command) or _of_any_case(command, asked="?" in sentence):
             return command
     return None
+
+
+def _of_any_case(command: str, *, asked: bool) -> bool:
+    """Does the command hold for a class of cases? Asked in a question, only by a clause of
+    any case ("before you book anyone"); said, also by a universal word or a clause of when
+    (grammar's `says_when`), or as a standing fact of a kind (`states_generally`: "Titles need
+    to be like ...")."""
+    if asked:
+        return open_case(command)
+    return says_when(command) or states_generally(command)
 
 
 def _as_command(asked: str) -> str:

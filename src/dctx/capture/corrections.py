@@ -18,7 +18,7 @@ from dctx.capture.base import (
     CorrectionSignal,
     session_context,
 )
-from dctx.capture.conduct import conduct_directive, tool_nouns
+from dctx.capture.conduct import argument_nouns, conduct_directive, tool_nouns
 from dctx.capture.cues import (
     _CLAUSE_SPLIT,
     _LEAD_CONDITION,
@@ -109,7 +109,8 @@ def find_corrections(
     tools_seen: list[str] = []
     # what the agent's calls in this session act on, those that answer a correction too
     # ("could you run the eligibility check before you book anyone?", then check_insurance)
-    acted_on = tool_nouns(c.name for m in session.messages for c in m.tool_calls)
+    calls = [c for m in session.messages for c in m.tool_calls]
+    acted_on = tool_nouns(c.name for c in calls) | argument_nouns(calls)
     last_tool: str | None = None
     chain = 0
     seen_assistant = False
