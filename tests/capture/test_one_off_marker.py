@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dctx.capture.corrections import find_corrections
+from dctx.capture.cues import SentenceKind, classify_sentence
 from dctx.capture.parse import parse_messages
 from stub_reader import SureOf
 
@@ -55,3 +56,29 @@ def test_a_marker_with_a_reason_after_its_colon_still_marks_the_directive_before
 def test_a_marker_with_a_command_after_its_colon_marks_nothing_before_it() -> None:
     turn = "Always print the receipt. Just this once: email it to her as well."
     assert [d.rstrip(".") for d in _directives(turn)] == ["Always print the receipt"]
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Please stamp the due date on every slip, today and for good.",
+        "Stamp the due date on every slip, this week and from now on.",
+        "One thing for all of today and after: every slip gets the due date stamped.",
+    ],
+)
+def test_a_marker_joined_to_a_standing_one_says_when_the_practice_starts(turn: str) -> None:
+    assert classify_sentence(turn) is SentenceKind.DIRECTIVE
+    assert len(_directives(turn)) == 1
+    assert "due date" in _directives(turn)[0]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Stamp the due date on her slips today.",
+        "Skip the stamp today and send the slips tomorrow.",  # joined to nothing standing
+        "Just this once and never again: skip the stamp.",  # one case all the same
+    ],
+)
+def test_a_marker_alone_or_exclusive_is_a_one_off(sentence: str) -> None:
+    assert classify_sentence(sentence) is SentenceKind.ONE_OFF

@@ -366,7 +366,7 @@ def classify_sentence(
     if not text:
         return SentenceKind.OTHER
     core = strip_filler(text)
-    if ONE_OFF.search(text):
+    if marks_one_off(text):
         return SentenceKind.ONE_OFF
     if WITHDRAWAL.search(text):
         return SentenceKind.WITHDRAWAL
@@ -488,6 +488,27 @@ _FROM_NOW_ON = re.compile(
 )
 
 
+# what a one-off marker is joined to: "today and for good", "this week and after"
+_AND_THEN = re.compile(r"\s*,?\s*(?:and|&)\s+(?P<rest>.{0,40})", re.IGNORECASE)
+_EXCLUSIVE = re.compile(r"\b(?:just|only|once|one[- ]off|exception)\b", re.IGNORECASE)
+_ON_FROM_THEN = re.compile(r"(?:after|beyond|onwards?)\b", re.IGNORECASE)
+
+
+def marks_one_off(text: str) -> bool:
+    """Does the text mark what it says as for this case or this time only ("just this once",
+    "cc me on anything from them today")? A marker joined to a standing one ("today and for
+    good", "today and from now on", "for all of today and after") marks no one-off: it says
+    when the practice starts."""
+    for marker in ONE_OFF.finditer(text):
+        joined = _AND_THEN.match(text, marker.end())
+        if joined is None or _EXCLUSIVE.search(marker.group(0)):
+            return True  # "just this once and never again" is one case all the same
+        rest = joined.group("rest")
+        if not (_standing(rest) or looks_ahead(rest) or _ON_FROM_THEN.match(rest)):
+            return True
+    return False
+
+
 def looks_ahead(text: str) -> bool:
     """Does the text say its practice holds from now on ("going forward, hold a seat")?"""
     return _FROM_NOW_ON.search(text) is not None
@@ -543,7 +564,7 @@ def only_marks_one_off(sentence: str) -> bool:
     reason after a colon does not change that ("Just them, just this once: her grandmother's
     making the cake"); a command there is a one-off of its own ("Just this once: convert the
     totals to EUR"), and marks nothing before it."""
-    if not ONE_OFF.search(sentence):
+    if not marks_one_off(sentence):
         return False  # "for ...'." says nothing either, and marks nothing
     head, colon, why = sentence.partition(":")
     if colon and why.strip() and not _asks_something(why):

@@ -12,9 +12,9 @@ import re
 from dctx.capture.cues import (
     _CLAUSE_SPLIT,
     ACCEPTANCE,
-    ONE_OFF,
     imperative_clause,
     looks_ahead,
+    marks_one_off,
     strip_filler,
 )
 from dctx.capture.verbs import FINITE_MARKERS, STANDING_ADVERBS
@@ -74,7 +74,7 @@ def standing_fragment(sentence: str) -> bool:
     convention for that topic as the adverb would."""
     topic, core = _topic(strip_filler(sentence).strip())
     toks = _tokens(core)
-    if not toks or len(toks) > _MAX_WORDS or core.endswith("?") or ONE_OFF.search(core):
+    if not toks or len(toks) > _MAX_WORDS or core.endswith("?") or marks_one_off(core):
         return False
     if ACCEPTANCE.match(sentence.strip()):
         return False
@@ -233,7 +233,7 @@ def _as_replacement(sentence: str) -> str | None:
     toks = _tokens(head)
     if len(toks) < 2 or toks[-1] != "instead" or core.endswith("?") or not _verbless(head):
         return None
-    if ACCEPTANCE.match(core) or ONE_OFF.search(core):
+    if ACCEPTANCE.match(core) or marks_one_off(core):
         return None
     said = _lower_opening(head.strip())
     tail = f", {rest.strip().rstrip('.!')}" if comma and rest.strip() else ""
