@@ -15,6 +15,7 @@ from dctx.grammar import (
     _pipeline,
     forget_clauses,
     names_nothing,
+    names_without_verb,
     open_case,
     opens_command,
     opens_with_pronoun_case,
@@ -257,3 +258,18 @@ def test_a_phrase_without_its_relative_clauses(phrase: str, without: str) -> Non
 )
 def test_a_clause_whose_first_verb_is_past_tells_of_the_past(clause: str, past: bool) -> None:
     assert grammar.tells_of_the_past(clause) is past
+
+
+@pytest.mark.parametrize(
+    ("fragment", "names"),
+    [
+        ("the high_ropes session", True),
+        ("express_lane", True),  # a code name, which the small tagger calls an adjective
+        ("level_two", True),
+        ("metric units", True),
+        ("too small", False),
+        ("that was wrong", False),
+    ],
+)
+def test_names_without_verb_reads_code_names_as_names(fragment: str, names: bool) -> None:
+    assert names_without_verb(fragment) is names

@@ -422,13 +422,14 @@ def tells_of_the_past(clause: str) -> bool:
 @functools.lru_cache(maxsize=_CACHE)
 def names_without_verb(fragment: str) -> bool:
     """Is the fragment a short phrase that names something and says nothing of it: no verb,
-    at least one noun ("bn and m", "metric units"; not "that was wrong", not "good")?"""
+    at least one noun ("bn and m", "metric units"; not "that was wrong", not "good")? A code
+    name ("support_general", which the small tagger calls an adjective) is a noun."""
     tokens = [t for t in _pipeline()(fragment) if not t.is_punct]
     if not tokens or len(tokens) > _SHORT_PHRASE:
         return False
     if any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in tokens):
         return False
-    return any(t.tag_.startswith("NN") for t in tokens)
+    return any(t.tag_.startswith("NN") or "_" in t.text.strip("_") for t in tokens)
 
 
 def says_anything(fragment: str) -> bool:

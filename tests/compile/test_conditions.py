@@ -224,6 +224,33 @@ def test_a_head_that_only_says_the_rule_stands_is_dropped() -> None:
     assert drop_preamble(said) == "whenever a kiln runs hot, log the peak temperature."
 
 
+@pytest.mark.parametrize(
+    ("said", "rule"),
+    [
+        # an adventure park's booking desk: the head rejects what was done and says why
+        (
+            "Not the express_lane, that's for under-12s: groups of teens go on the high_ropes "
+            "session.",
+            "groups of teens go on the high_ropes session, not the express_lane.",
+        ),
+        (
+            "Not the zipline waiver, that one's old: every booking gets the 2026 waiver.",
+            "every booking gets the 2026 waiver, not the zipline waiver.",
+        ),
+        # a head that rejects no thing, or a rule that says its contrast already
+        ("Not now, it's busy: send the waivers tomorrow.", "send the waivers tomorrow."),
+        (
+            "Not the van, it's too small: groups go on the coach, never the van.",
+            "groups go on the coach, never the van.",
+        ),
+    ],
+)
+def test_a_head_rejecting_a_thing_leaves_it_as_the_rules_contrast(said: str, rule: str) -> None:
+    from dctx.compile.phrasing import drop_preamble
+
+    assert drop_preamble(said) == rule
+
+
 def test_quoted_wording_makes_a_format_rule() -> None:
     from dctx.compile.phrasing import rule_type
     from dctx.models import RuleType

@@ -113,7 +113,19 @@ def drop_preamble(sentence: str) -> str:
         # the rule and the tail its detail; "anything over $200 needs approval: call X" - the
         # head is the condition; "every delay report like this: ..." - what the spec is for
         return f"{head.strip()}: {tail.strip()}"
-    return tail.strip()
+    return _with_rejected(head, tail.strip())
+
+
+def _with_rejected(head: str, rule: str) -> str:
+    """The rule after a head that rejects what was done ("Not support_general, that's the
+    wrong queue: data requests go to privacy_ops"), with what it rejects kept as the rule's
+    contrast ("... go to privacy_ops, not support_general."): the head's reason goes, the
+    thing not to use stays. A rule that already says what it is not stays as it is."""
+    rejected = re.split(r"[,;]", head, maxsplit=1)[0].strip()
+    if not _names_what_not(rejected) or re.search(r"\b(?:not|never|instead)\b", rule, re.I):
+        return rule
+    body, end = rule.rstrip(".!"), rule[len(rule.rstrip(".!")) :] or "."
+    return f"{body}, {rejected[0].lower()}{rejected[1:]}{end}"
 
 
 def _acts_on_its_own(head: str) -> bool:
