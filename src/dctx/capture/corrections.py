@@ -723,9 +723,33 @@ def _classify_turn(
             cleaned = _with_antecedent(cleaned, parts[k - 1], kinds[k - 1], directives)
         if kind is SentenceKind.DIRECTIVE:
             cleaned, scoped_to = _carry_subject(cleaned, scoped_to)
+        if kind is SentenceKind.DIRECTIVE and cleaned and _states_its_norm(cleaned, directives):
+            # "Mask account numbers ... We're not supposed to put full account numbers in chat
+            # transcripts.": the norm behind the command, and where it holds, is part of it
+            was, said = directives[-1]
+            directives[-1] = (was, f"{said.rstrip()} {cleaned}")
+            continue
         if cleaned:
             directives.append((kind, cleaned))
     return kinds, directives
+
+
+# a statement's subject: the speaker's side or others, not the agent told what to do
+_SPEAKERS_SIDE = re.compile(r"^(?:we|we're|we are|i|i'm|they|they're)\b", re.IGNORECASE)
+_NORM_OVERLAP = 2  # content words a norm shares with the command it stands behind
+
+
+def _states_its_norm(sentence: str, directives: list[tuple[SentenceKind, str]]) -> bool:
+    """Is a directive sentence, said as a statement of what the speaker's side may or must do
+    ("We're not supposed to put full account numbers in chat transcripts"), the norm behind
+    the command just before it, on the same thing? Then it is that command's reason and
+    scope, not a second rule."""
+    if not directives or directives[-1][0] is not SentenceKind.DIRECTIVE:
+        return False
+    if not _SPEAKERS_SIDE.match(sentence):
+        return False
+    shared = set(content_stems(sentence)) & set(content_stems(directives[-1][1]))
+    return len(shared) >= _NORM_OVERLAP
 
 
 # what a command refers back to: "same with X", "anything lower, ...", "set them to X"
