@@ -153,6 +153,10 @@ def test_weights_other_than_the_tested_ones_are_refused(monkeypatch: pytest.Monk
         ("When the gate is locked, deliveries wait at the lodge.", True),
         ("A driver wants the gate code.", False),  # "a" without a condition: one case
         ("If you ask me, the oven on line two runs hot.", False),  # a case in view
+        # after a phrase of where or for what, the main clause says it
+        ("On my wedding orders, every cake gets a tasting box first.", True),
+        ("For rush orders, couriers take the van.", True),
+        ("In the end, the oven on line two runs hot.", False),  # no where, and a case in view
     ],
 )
 def test_a_sentence_states_how_a_kind_of_thing_is_handled(sentence: str, general: bool) -> None:

@@ -55,6 +55,11 @@ _LEADING_CASE = re.compile(
     rf"^\W*{CONDITION_OPENER}\b[^,;:]{{3,120}},\s*(?P<main>\S.*)$", re.I | re.S
 )
 
+# a phrase of where or for what said before the main clause: "on my events, <main>"
+_LEADING_SCOPE = re.compile(
+    r"^\W*(?:on|for|in|at|with)\s+(?P<what>[^,;:]{2,40}),\s*(?P<main>\S.*)$", re.I | re.S
+)
+
 
 # sha256 of the weights dctx was measured with; the package is a third party's upload of
 # spaCy's en_core_web_sm 3.8.0, so what loads is checked, as the MiniLM model is
@@ -465,7 +470,9 @@ def states_generally(sentence: str) -> bool:
     subject, bare or with a universal determiner: a kind, not a case in view ("the raw table
     has replays", "all the tooltips show 0 lines"), a named thing ("Python 3.12 breaks the
     build", "Bun test supports mocking"), how something looks
-    ("pricing looks wrong") or what something is ("phrases are sequences of notes")."""
+    ("pricing looks wrong") or what something is ("phrases are sequences of notes"). A
+    condition or a phrase of where said first ("On my events, every timeline opens with
+    ...") leaves the main clause to say it."""
     text = sentence.strip()
     if not text or text.endswith("?"):
         return False
@@ -474,6 +481,9 @@ def states_generally(sentence: str) -> bool:
     case = _LEADING_CASE.match(text)
     if case is not None:
         text = case.group("main")
+    scope = _LEADING_SCOPE.match(text)
+    if scope is not None and names_without_verb(scope.group("what")):
+        text = scope.group("main")  # "On my events, every timeline opens with ...": where
     determiners_of_a_kind = _UNIVERSAL_DETERMINERS | (_INDEFINITE if case else frozenset())
     head = _BREAK.split(" ".join(_WORD.findall(text)[: 2 * _MAX_WORDS]), maxsplit=1)[0]
     root = next((t for t in _pipeline()(head) if t.dep_ == "ROOT"), None)
