@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import pytest
 
-from dctx.capture.corrections import find_corrections
-from dctx.capture.parse import parse_messages
-from stub_reader import SureOf
+from one_turn import directives_of
 
 
 def _directives(turn: str) -> list[str]:
-    messages = [
-        {"role": "user", "content": "post today's bouldering comp photos to the wall screen"},
-        {"role": "assistant", "content": "Posted 14 photos to the wall screen."},
-        {"role": "user", "content": turn},
-    ]
-    session = parse_messages(messages, conversation_id="c1", actor="ana", skill="front_desk")
-    return [s.directive for s in find_corrections(session, reader=SureOf(turn))]
+    return directives_of(
+        turn,
+        task="post today's bouldering comp photos to the wall screen",
+        reply="Posted 14 photos to the wall screen.",
+        skill="front_desk",
+    )
 
 
 def test_the_norm_behind_a_command_is_part_of_it() -> None:

@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from dctx.capture.corrections import find_corrections
 from dctx.capture.cues import SentenceKind, classify_sentence
-from dctx.capture.parse import parse_messages
-from stub_reader import SureOf
+from one_turn import directives_of
 
 
 def _directives(turn: str) -> list[str]:
-    messages = [
-        {"role": "user", "content": "renew Ms Adebayo's loans, they're two days late"},
-        {"role": "assistant", "content": "Renewed; I added the late fee of 0.40."},
-        {"role": "user", "content": turn},
-    ]
-    session = parse_messages(messages, conversation_id="c1", actor="ana", skill="circulation")
-    return [s.directive for s in find_corrections(session, reader=SureOf(turn))]
+    return directives_of(
+        turn,
+        task="renew Ms Adebayo's loans, they're two days late",
+        reply="Renewed; I added the late fee of 0.40.",
+        skill="circulation",
+    )
 
 
 @pytest.mark.parametrize(
