@@ -251,31 +251,6 @@ def test_a_head_rejecting_a_thing_leaves_it_as_the_rules_contrast(said: str, rul
     assert drop_preamble(said) == rule
 
 
-@pytest.mark.parametrize(
-    ("said", "rule"),
-    [
-        # an ice rink's front desk: the head names the cases the command is for
-        (
-            "Birthday parties: use the small rink, never the main one.",
-            "Birthday parties: use the small rink, never the main one.",
-        ),
-        # a head that only frames the rule, before a condition or a clause of its own
-        (
-            "Rule of thumb for me: when the ice is soft, close the main rink.",
-            "when the ice is soft, close the main rink.",
-        ),
-        (
-            "Our bar: from March on the ice has to be under minus 4.",
-            "from March on the ice has to be under minus 4.",
-        ),
-    ],
-)
-def test_a_head_naming_the_cases_of_a_command_is_kept(said: str, rule: str) -> None:
-    from dctx.compile.phrasing import drop_preamble
-
-    assert drop_preamble(said) == rule
-
-
 def test_quoted_wording_makes_a_format_rule() -> None:
     from dctx.compile.phrasing import rule_type
     from dctx.models import RuleType

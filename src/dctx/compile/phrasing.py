@@ -97,8 +97,7 @@ def drop_preamble(sentence: str) -> str:
     the colon is kept as a leading clause ('Whenever I ask you to compare: table' ->
     'Whenever I ask you to compare, table'); a head that only says the rule stands ('this one
     is for always: whenever a flight goes off late, log the delay') is dropped, so the
-    condition after it leads; a head that names the cases a command is for ('Narrow streets:
-    use the small truck') is kept."""
+    condition after it leads."""
     parts = re.split(r":(?=\s)", sentence, maxsplit=1)  # "12:15Z" is a time, not a colon
     if len(parts) < 2:
         return sentence
@@ -114,21 +113,7 @@ def drop_preamble(sentence: str) -> str:
         # the rule and the tail its detail; "anything over $200 needs approval: call X" - the
         # head is the condition; "every delay report like this: ..." - what the spec is for
         return f"{head.strip()}: {tail.strip()}"
-    if _names_the_cases(head, tail):
-        return f"{head.strip()}: {tail.strip()}"
     return _with_rejected(head, tail.strip())
-
-
-def _names_the_cases(head: str, tail: str) -> bool:
-    """Does a head without a verb name the cases a command after its colon is for ("Narrow
-    streets: use the 7.5-tonne")? Before a clause with a subject of its own or a condition
-    ("Our bar: from Series B on the burn multiple has to be under 1.5x", "Rule of thumb: when
-    the news turns up litigation, ...") it only frames the rule."""
-    return (
-        names_without_verb(head)
-        and not _names_what_not(head.strip())
-        and imperative_clause(re.split(r"[,;]", tail.strip(), maxsplit=1)[0])
-    )
 
 
 def _with_rejected(head: str, rule: str) -> str:
