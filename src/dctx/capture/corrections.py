@@ -734,8 +734,14 @@ def _classify_turn(
     return kinds, directives
 
 
-# a statement's subject: the speaker's side or others, not the agent told what to do
-_SPEAKERS_SIDE = re.compile(r"^(?:we|we're|we are|i|i'm|they|they're)\b", re.IGNORECASE)
+# a statement of what the speaker's side may or must do: its subject (not the agent told what
+# to do), then a modal or a word of permission or duty ("we're not supposed to", "we can't")
+_SPEAKERS_NORM = re.compile(
+    r"^(?:we|i|they)(?:'re|'m| are| am)?\s+(?:not\s+)?"
+    r"(?:supposed|allowed|required|permitted|meant|obliged|must|should|can'?t|cannot|may not|"
+    r"need to|have to)\b",
+    re.IGNORECASE,
+)
 _NORM_OVERLAP = 2  # content words a norm shares with the command it stands behind
 
 
@@ -746,7 +752,7 @@ def _states_its_norm(sentence: str, directives: list[tuple[SentenceKind, str]]) 
     scope, not a second rule."""
     if not directives or directives[-1][0] is not SentenceKind.DIRECTIVE:
         return False
-    if not _SPEAKERS_SIDE.match(sentence):
+    if not _SPEAKERS_NORM.match(sentence):
         return False
     shared = set(content_stems(sentence)) & set(content_stems(directives[-1][1]))
     return len(shared) >= _NORM_OVERLAP
