@@ -14,6 +14,7 @@ from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.grammar import (
     _pipeline,
     forget_clauses,
+    names_a_class,
     names_nothing,
     names_without_verb,
     open_case,
@@ -277,3 +278,17 @@ def test_a_clause_whose_first_verb_is_past_tells_of_the_past(clause: str, past: 
 )
 def test_names_without_verb_reads_code_names_as_names(fragment: str, names: bool) -> None:
     assert names_without_verb(fragment) is names
+
+
+@pytest.mark.parametrize(
+    ("phrase", "kind"),
+    [
+        ("Birthday parties", True),
+        ("skate rentals", True),
+        ("Two things", False),  # a number: framing
+        ("Change of plan", False),  # singular
+        ("my parties", False),  # a possessive: whose, not which kind
+    ],
+)
+def test_names_a_class_reads_a_bare_plural(phrase: str, kind: bool) -> None:
+    assert names_a_class(phrase) is kind

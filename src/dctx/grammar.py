@@ -568,3 +568,12 @@ _DETERMINING = frozenset({"det", "predet"})
 _QUANTIFYING = _DETERMINING | {"nsubj", "nsubjpass"}
 # the first word modifies a noun after it: "serif fonts", "title case", "invoice numbers"
 _NOUN_PART = frozenset({"compound", "amod", "poss", "nmod", "det", "nummod"})
+
+
+def names_a_class(phrase: str) -> bool:
+    """Is the phrase a kind of thing named in the plural, bare ("narrow streets", "birthday
+    parties"): no determiner, number or possessive, and a plural noun at its end?"""
+    tokens = [t for t in _pipeline()(phrase) if not t.is_punct]
+    if not tokens or len(tokens) > 3 or tokens[-1].tag_ != "NNS":
+        return False
+    return all(t.tag_ in ("JJ", "NN", "NNS", "VBG", "HYPH") for t in tokens)

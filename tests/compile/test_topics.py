@@ -84,3 +84,21 @@ def test_a_head_written_as_code_is_a_topic_whatever_the_conversation_was_about()
         query="ok, a few things I keep fixing",
     )
     assert texts == ["Kiln_log on site: use one line per firing."]
+
+
+def test_a_kind_named_in_the_plural_before_a_command_is_its_topic() -> None:
+    # an ice rink's front desk: the request never spoke of parties, the head says which cases
+    texts = _texts(
+        "Birthday parties: use the small rink, never the main one",
+        query="Book the Okafors for Saturday at 2.",
+    )
+    assert texts == ["Birthday parties: use the small rink and never the main one."]
+
+
+def test_a_plural_head_before_a_statement_or_a_numbered_head_is_framing() -> None:
+    # before a statement with a subject of its own, or "two things", the head is framing
+    texts = _texts(
+        "Two things: use the small rink for parties",
+        query="Book the Okafors for Saturday at 2.",
+    )
+    assert all(not t.startswith("Two things") for t in texts), texts

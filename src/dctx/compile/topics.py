@@ -7,7 +7,9 @@ create one yourself" says nothing. A head is read as a topic when it is a short 
 clause in it (no pronoun, auxiliary or command) and the conversation was about it (one of its
 words is in the request, the situation or the tools used, or it names something as code
 does: "rollout_status for prod"), which framing words are not, or when a pronoun after the
-colon stands for it ("never create one yourself": one namespace).
+colon stands for it ("never create one yourself": one namespace), or when it names a kind of
+thing in the bare plural before a command for it ("narrow streets: use the 7.5-tonne"): the
+cases the command is for, whatever the conversation was about.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from dctx.capture.base import CorrectionSignal
 from dctx.capture.cues import imperative_clause, strip_filler
 from dctx.capture.verbs import FINITE_MARKERS
+from dctx.grammar import names_a_class
 from dctx.text import STOPWORDS, content_stems, words
 
 _MAX_WORDS = 5
@@ -50,10 +53,16 @@ def topic_head(signal: CorrectionSignal) -> str | None:
         return head  # "namespaces: never create one yourself": the head is what "one" means
     if _IDENTIFIER.search(head):
         return head  # "rollout_status for prod: ...": framing never names a tool or a key
+    if names_a_class(head) and imperative_clause(_after_colon(signal.directive)):
+        return head  # "narrow streets: use the 7.5-tonne": the cases the command is for
     seen = " ".join([signal.query, signal.situation, *signal.tools_seen]).replace("_", " ")
     if not topic & set(content_stems(seen)):
         return None  # nothing the conversation was about
     return head
+
+
+def _after_colon(directive: str) -> str:
+    return re.split(r"[,;]", directive.partition(": ")[2].strip(), maxsplit=1)[0]
 
 
 # pronouns that stand for a thing named before them; "it" and "that" are left out, since
