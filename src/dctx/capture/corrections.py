@@ -516,7 +516,6 @@ def _stated_generally(text: str, taken: list[tuple[SentenceKind, str]]) -> list[
     bug"), not a rule of its own; so is one said right after a command ("Always 45 on anything
     I send you. Closings slip, and ...")."""
     said = {d for _, d in taken}
-    covered = [set(content_stems(d)) for _, d in taken]
     parts = [strip_filler(s) for s in sentences(text)]
     return [
         p
@@ -526,11 +525,18 @@ def _stated_generally(text: str, taken: list[tuple[SentenceKind, str]]) -> list[
         and (k == 0 or parts[k - 1] not in said)
         and classify_sentence(p) is SentenceKind.OTHER
         and states_generally(p)
-        and not any(len(set(content_stems(p)) & words) >= _REASON_OVERLAP for words in covered)
+        and not any(_speaks_of_the_same(p, d) for _, d in taken)
     ]
 
 
 _REASON_OVERLAP = 2  # content words a statement shares with a command it gives the reason of
+
+
+def _speaks_of_the_same(statement: str, command: str) -> bool:
+    """Does a statement speak of what a command of its turn speaks of (two content words
+    shared), so that it is that command's reason or scope, not a rule of its own?"""
+    shared = set(content_stems(statement)) & set(content_stems(command))
+    return len(shared) >= _REASON_OVERLAP
 
 
 def _in_turn_order(
@@ -742,7 +748,6 @@ _SPEAKERS_NORM = re.compile(
     r"need to|have to)\b",
     re.IGNORECASE,
 )
-_NORM_OVERLAP = 2  # content words a norm shares with the command it stands behind
 
 
 def _states_its_norm(sentence: str, directives: list[tuple[SentenceKind, str]]) -> bool:
@@ -754,8 +759,7 @@ def _states_its_norm(sentence: str, directives: list[tuple[SentenceKind, str]]) 
         return False
     if not _SPEAKERS_NORM.match(sentence):
         return False
-    shared = set(content_stems(sentence)) & set(content_stems(directives[-1][1]))
-    return len(shared) >= _NORM_OVERLAP
+    return _speaks_of_the_same(sentence, directives[-1][1])
 
 
 # what a command refers back to: "same with X", "anything lower, ...", "set them to X"
