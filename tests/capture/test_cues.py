@@ -52,6 +52,12 @@ def test_directive(sentence: str) -> None:
         "Priya says her tent hasn't arrived and wants to know our late delivery policy.",
         "The CEO signed off, she's presenting off the plane and needs to work on the deck.",
         "You need a break.",
+        # a modal in a relative clause says what someone's lot is, not what the agent does
+        "Skippers pay for every berth they don't use, and I'm the one who has to explain it.",
+        "We have a purser who must sign every manifest.",
+        # a pause in the talk names nothing to do
+        "hold on.",
+        "Hang on!",
     ],
 )
 def test_not_a_directive(sentence: str) -> None:

@@ -148,6 +148,7 @@ ONE_OFF = _rx(
 LEADING_FILLER = re.compile(
     r"^(?:(?:oh|ah|hmm+|hm|um+|uh|well|so|and|also|plus|btw|by the way|one more thing|"
     r"quick note|side note|fyi|ps|p\.s\.|hey|ok(?:ay)?|alright|right|yeah|yes|no|nope|nah|wait|"
+    r"(?:hold|hang) on|hold up|"
     r"actually|also|good|great|thanks|thank you|perfect|nice|but|however|though|anyway|oh and|"
     r"and also|one thing|honestly|frankly|seriously|cool|fine|sure|listen|"
     r"close(?=[,.:;!])|look(?=[,.:;!])|"
@@ -186,8 +187,10 @@ MODAL = _rx(
     r"\bwe (always|never|use|need|prefer|require|want|expect|call|say|write|spell|give|offer|"
     r"issue|charge)\b",
     r"\b(not |never )?supposed to\b",
+    # not after a subject other than the agent, nor in a relative clause ("I'm the one who has
+    # to explain the price": the speaker's lot, no instruction)
     r"(?<!\bi )(?<!\bthere )(?<!\bit )(?<!\bthat )(?<!\bthis )(?<!\bshe )(?<!\bhe )(?<!\bthey )"
-    r"(?<!\band )\b(should|must|needs? to|has to|"
+    r"(?<!\band )(?<!\bwho )(?<!\bwhich )\b(should|must|needs? to|has to|"
     r"have to|ought to) (always |never |not |only |also )?(?!be (some|a|an)\b)(?!have\b)\w+",
     r"\b(no need to|there'?s no point|no point (in )?\w+ing|is pointless|not worth \w+ing)\b",
     r"\bstop [\w']+ing\b",
