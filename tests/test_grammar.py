@@ -149,6 +149,10 @@ def test_weights_other_than_the_tested_ones_are_refused(monkeypatch: pytest.Monk
         ("Overdue notices have been rewritten for the new system.", False),  # something done
         ("It works now.", False),
         ("Phrases are sequences of notes or chords.", False),  # a definition
+        # a part of the ones in view ("half of them") tells how it went, not how a kind is handled
+        ("Half of them never check in and end up missing the sailing.", False),
+        ("Most of us take the late ferry.", False),
+        ("Copies of boarding passes go to the purser.", True),
         # under a condition said first, the main clause says it, "a" as any one
         ("If a parcel weighs over 30 kg, a second porter carries it up.", True),
         ("When the gate is locked, deliveries wait at the lodge.", True),

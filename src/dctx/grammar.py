@@ -494,6 +494,8 @@ def states_generally(sentence: str) -> bool:
         return False
     if any(c.tag_ == "CD" or _named(c) for c in subject.children):
         return False  # "Schedule 2", "Bun test": one named thing
+    if any(c.dep_ == "prep" and any(g.tag_ == "PRP" for g in c.children) for c in subject.children):
+        return False  # "Half of them never make that call": some of the ones in view
     determiners = {c.lower_ for c in subject.children if c.dep_ in ("det", "poss", "predet")}
     # "every turnover", but not "all the tooltips": all of the ones in view
     return determiners <= determiners_of_a_kind
