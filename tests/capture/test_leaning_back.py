@@ -107,6 +107,38 @@ def test_a_turn_that_only_says_the_same_extends_the_turn_before() -> None:
     )
 
 
+def test_the_same_said_first_extends_the_turn_before_and_the_rest_stands_alone() -> None:
+    session = parse_messages(
+        [
+            {"role": "user", "content": "sell Mr Osei a return to the island"},
+            {"role": "assistant", "content": "Sold a standard return, seat 14C."},
+            {
+                "role": "user",
+                "content": "No. Anyone with a bike gets a deck ticket, never a seat. Redo it.",
+            },
+            {"role": "assistant", "content": "Reissued as a deck ticket."},
+            {
+                "role": "user",
+                "content": (
+                    "And the same for kayaks, surfboards, anything bulky. "
+                    "Put the item on the ticket, like 'DECK + KAYAK'."
+                ),
+            },
+            {"role": "assistant", "content": "Understood."},
+        ],
+        conversation_id="c1",
+        actor="ana",
+        skill="ferry_desk",
+    )
+    said = [(s.directive, s.extends) for s in find_corrections(session, reader=_Sure())]
+    extended = [(d, e) for d, e in said if e]
+    assert extended[0] == (
+        "the same for kayaks, surfboards, anything bulky.",
+        "Anyone with a bike gets a deck ticket, never a seat.",
+    )
+    assert said[-1][0] == "Put the item on the ticket, like 'DECK + KAYAK'."
+
+
 def test_a_command_after_a_colon_that_refers_back_is_read_with_the_sentence_before() -> None:
     turn = (
         "Could you check every caterer against the allergy sheet before you book one from "

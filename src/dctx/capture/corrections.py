@@ -202,9 +202,14 @@ def find_corrections(
             if instead is not None:
                 directives.append((SentenceKind.DIRECTIVE, strip_filler(instead)))
         extends = ""
-        if said_before and verdict.p_lasting >= admit.candidate and elliptical_subject(text):
-            # "same with anything flagged hazmat class 3": the turn before, for that too
-            directives, extends = [(SentenceKind.DIRECTIVE, strip_filler(text))], said_before
+        opening = next(iter(sentences(text)), "")
+        if said_before and verdict.p_lasting >= admit.candidate and elliptical_subject(opening):
+            # "same with anything flagged hazmat class 3": the turn before, for that too; what
+            # the turn says after it are directives of their own
+            said = [(SentenceKind.DIRECTIVE, strip_filler(opening))]
+            after = text[text.find(opening) + len(opening) :]
+            rest = _classify_turn(after, first_turn=False)[1] if after.strip() else []
+            directives, extends = said + rest, said_before
         first_directive = next(
             (k for k, (kind, _) in enumerate(directives) if kind is SentenceKind.DIRECTIVE), None
         )
@@ -763,7 +768,7 @@ def _states_its_norm(sentence: str, directives: list[tuple[SentenceKind, str]]) 
 
 
 # what a command refers back to: "same with X", "anything lower, ...", "set them to X"
-_SAME = re.compile(r"^same\s+(?:with|for|goes for)\b", re.IGNORECASE)
+_SAME = re.compile(r"^(?:the\s+)?same\s+(?:with|for|goes for)\b", re.IGNORECASE)
 
 
 def elliptical_subject(text: str) -> str | None:
