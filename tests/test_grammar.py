@@ -21,8 +21,10 @@ from dctx.grammar import (
     opens_command,
     opens_with_pronoun_case,
     points_forward,
+    says_how_you_handle,
     says_when,
     states_generally,
+    values_for_a_case,
 )
 
 
@@ -296,3 +298,38 @@ def test_names_without_verb_reads_code_names_as_names(fragment: str, names: bool
 )
 def test_names_a_class_reads_a_bare_plural(phrase: str, kind: bool) -> None:
     assert names_a_class(phrase) is kind
+
+
+@pytest.mark.parametrize(
+    ("sentence", "how"),
+    [
+        # a case named first, then what "you" do in it, in the present
+        ("Tuning booked in a school, you send the tuner before 8, then call the caretaker.", True),
+        ("If the lid is cracked, you don't move the piano yourself.", True),
+        ("Before any concert hire, you check the stool is in the van.", True),
+        # no case first, a verb of knowing or wanting, something done, a question
+        ("You forgot the stool.", False),
+        ("If it rains, you know where the covers are.", False),
+        ("You move the piano and I'll sign the sheet.", False),
+        ("After a hire, you check the stool?", False),
+        ("If the lid is cracked, you should call me.", False),  # a modal: the cues read it
+    ],
+)
+def test_a_sentence_says_how_you_handle_a_kind_of_case(sentence: str, how: bool) -> None:
+    assert says_how_you_handle(sentence) is how
+
+
+@pytest.mark.parametrize(
+    ("sentence", "values"),
+    [
+        ("When a school books a tuning: the upright, never the grand.", True),
+        ("If the hall is cold: the heavy covers, please.", True),
+        ("When the tuner arrives: the side door, which stays unlocked.", True),  # a relative clause
+        ("When the lid cracked: I called the workshop.", False),  # a clause, not values
+        ("If you can: send it now.", False),
+        ("The side door: always.", False),  # no case
+        ("When is the tuner due: tomorrow?", False),
+    ],
+)
+def test_values_named_for_a_case_said_first(sentence: str, values: bool) -> None:
+    assert values_for_a_case(sentence) is values

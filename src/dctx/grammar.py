@@ -54,6 +54,8 @@ CONDITION_OPENER = r"(?:when(?:ever)?|if|once)"
 _LEADING_CASE = re.compile(
     rf"^\W*{CONDITION_OPENER}\b[^,;:]{{3,120}},\s*(?P<main>\S.*)$", re.I | re.S
 )
+# a case said first and closed by a colon: "When you show me SQL: lowercase keywords"
+_CASE_HEAD = re.compile(rf"^\W*{CONDITION_OPENER}\b[^,;:]{{3,120}}:\s+(?P<body>\S.*)$", re.I | re.S)
 
 # a phrase of where or for what said before the main clause: "on my events, <main>"
 _LEADING_SCOPE = re.compile(
@@ -499,6 +501,64 @@ def states_generally(sentence: str) -> bool:
     determiners = {c.lower_ for c in subject.children if c.dep_ in ("det", "poss", "predet")}
     # "every turnover", but not "all the tooltips": all of the ones in view
     return determiners <= determiners_of_a_kind
+
+
+# verbs of knowing, wanting, having and saying: "you know", "you need it" tell no procedure
+_STATIVE = frozenset(
+    "know think mean see want need like have get guess seem feel agree remember understand "
+    "say".split()
+)
+# what says the case first: "Zero refills left, you ...", "a will-call from a hospital, you
+# ...", "if it's unmarked, you ...", "before any pour, you ..."
+_CASE_FIRST = frozenset({"advcl", "ccomp", "prep", "npadvmod"})
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def says_how_you_handle(sentence: str) -> bool:
+    """Does the sentence say, in the second person and the present, how the agent handles a
+    kind of case it names first ("Zero refills left, you fax the prescriber yourself, then
+    text the patient"; "a will-call from a hospital, you send the closest vehicle")? Its main
+    verb has "you" for its subject, no modal (the cues read those), and is no verb of
+    knowing or wanting; a case is said before it. Not "You forgot the rekey" (no case, and
+    what was done), not a question."""
+    text = sentence.strip()
+    if not text or text.endswith("?"):
+        return False
+    doc = _pipeline()(text)
+    subject = next(
+        (t for t in doc if t.lower_ == "you" and t.dep_ == "nsubj" and t.head.dep_ == "ROOT"),
+        None,
+    )
+    if subject is None or subject.head.lower_ in _STATIVE:
+        return False
+    verb = subject.head
+    helpers = [c.lower_ for c in verb.children if c.dep_ == "aux"]
+    if verb.tag_ != ("VB" if helpers else "VBP") or any(h != "do" for h in helpers):
+        return False  # "you don't catalogue it as gold" is one too
+    # the case: a clause or phrase of the verb's, or a noun phrase the parser leaves apart
+    # ("Nut-free orders, you bake them first")
+    return any(c.dep_ in _CASE_FIRST and c.i < subject.i for c in verb.children) or any(
+        t.dep_ == "ROOT" and t.tag_.startswith("NN") and t.i < subject.i for t in doc
+    )
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def values_for_a_case(sentence: str) -> bool:
+    """Does the sentence name, without a verb, what to use in a case it says first and closes
+    with a colon ("When you show me SQL: lowercase keywords, and CTEs instead of nested
+    subqueries, please")? The verb is elided as in a verbless correction ("metric units,
+    always"); the case says when it holds. A relative clause is no verb of the values'
+    own."""
+    text = sentence.strip()
+    case = _CASE_HEAD.match(text)
+    if case is None or text.endswith("?"):
+        return False
+    doc = _pipeline()(case.group("body"))
+    inside = {t.i for t in doc if t.dep_ == "relcl" for t in t.subtree}
+    said = [t for t in doc if t.i not in inside and not t.is_punct]
+    return not any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in said) and any(
+        t.tag_.startswith("NN") for t in said
+    )
 
 
 def _named(token: Token) -> bool:

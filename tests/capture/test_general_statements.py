@@ -28,9 +28,9 @@ def _active(memory: Memory) -> list[str]:
     return [r.text for r in memory.rules(status=RuleStatus.ACTIVE)]
 
 
-def _rules_from(tmp_path: Path, turn: str) -> list[str]:
-    """The active rules a reply leaves that the reader is sure lasts."""
-    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
+def _rules_from(tmp_path: Path, turn: str, *, p: float = 0.99) -> list[str]:
+    """The active rules a reply leaves that the reader is sure lasts (`p`: how sure)."""
+    with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn, p=p)) as memory:
         _capture(memory, turn)
         return _active(memory)
 
@@ -100,3 +100,22 @@ def test_a_statement_right_after_a_command_is_its_reason(tmp_path: Path) -> None
     """ "Big vans run warm" says why the command before it holds, not a rule beside it."""
     active = _rules_from(tmp_path, AFTER)
     assert active == ["Always use the chilled van for anything that has cream in it."], active
+
+
+def test_how_the_agent_handles_a_kind_of_case_is_the_rule_of_a_lasting_reply(
+    tmp_path: Path,
+) -> None:
+    # said in the second person, after the case it holds for, with no command sentence
+    turn = (
+        "No. Nut-free orders, you bake them first thing, before any flour is out. "
+        "Half of the regulars ask for that."
+    )
+    # the reader admits the turn, short of sure enough to stand for a rule by itself
+    active = _rules_from(tmp_path, turn, p=0.6)
+    assert len(active) == 1 and "bake them first thing" in active[0], active
+
+
+def test_values_named_for_a_case_are_the_rule_of_a_lasting_reply(tmp_path: Path) -> None:
+    turn = "When a cake has fresh fruit: the chilled van, and a frozen gel pack in the box, please."
+    active = _rules_from(tmp_path, turn, p=0.6)
+    assert len(active) == 1 and "chilled van" in active[0], active

@@ -51,9 +51,11 @@ from dctx.grammar import (
     names_without_verb,
     opens_with_pronoun_case,
     past_perfect,
+    says_how_you_handle,
     says_when,
     speaks_of_any_case,
     states_generally,
+    values_for_a_case,
 )
 from dctx.models import Message, Session
 from dctx.text import content_stems, sentences
@@ -497,8 +499,16 @@ def _directives(
         return [(SentenceKind.DIRECTIVE, conduct)]
     if not first_turn and verdict.p_lasting >= admit.active:
         # no command, but a standing fact of how a kind of thing is handled ("Couriers fly
-        # economy, and the per diem is £120 a day. Please rebook."): that is what lasts
-        general = [strip_filler(p) for p in sentences(text) if states_generally(p)]
+        # economy, and the per diem is £120 a day. Please rebook."), of how the agent
+        # handles a kind of case ("Zero refills left, you fax the prescriber yourself") or
+        # of what it uses in one ("When you show me SQL: lowercase keywords"): that lasts
+        general = [
+            strip_filler(p)
+            for p in sentences(text)
+            if states_generally(p)
+            or says_how_you_handle(strip_filler(p))
+            or values_for_a_case(strip_filler(p))
+        ]
         if general:
             return [(SentenceKind.DIRECTIVE, p) for p in general[:2] if p]
     if first_turn or verdict.p_lasting < _SURE_WITHOUT_CUES:
