@@ -28,6 +28,7 @@ from dctx.text import sentences
         "The 1-hour priority callback is for Platinum only, that's the rule for all of us.",
         "With the tier restructure that went live today, Gold members now also get the callback.",
         "You need a signed waiver for every climber under 16.",
+        "Always print the boarding pass for him, he can't use the app.",  # standing, for one
     ],
 )
 def test_directive(sentence: str) -> None:
@@ -55,6 +56,8 @@ def test_directive(sentence: str) -> None:
         # a modal in a relative clause says what someone's lot is, not what the agent does
         "Skippers pay for every berth they don't use, and I'm the one who has to explain it.",
         "We have a purser who must sign every manifest.",
+        # a command for one person in view is for that case
+        "Use the old fare table for her, she booked before the change.",
         # a pause in the talk names nothing to do
         "hold on.",
         "Hang on!",

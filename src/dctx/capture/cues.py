@@ -266,6 +266,8 @@ _STANDING_CONTEXT = re.compile(
 # unlike a measure ("5-year", "12-month")
 _TASK_BOUND = re.compile(
     IDENTIFIER_PATTERN + r"|\b(my|mine)\b|"
+    # one person in view: "use the old template for her, she negotiated against it"
+    r"\bfor (her|him)\b|"
     r"\bi(\s+\w+){0,2}\s+(need|have|must|should|want)\b|"
     r"^(?:please\s+)?(?:transfer|connect|put|get|book|find|search|send)\s+"
     r"(?:me\b|.{0,40}\bfor me\b)|"
