@@ -83,24 +83,32 @@ def test_a_bare_it_is_the_output_not_the_sentence_before() -> None:
     assert _directives(turn) == ["Make it 'Hi there' instead."]
 
 
-def test_a_turn_that_only_says_the_same_extends_the_turn_before() -> None:
+def _read_after(task: str, reply: str, correction: str, then: str) -> list[tuple[str, str]]:
+    """(directive, what it extends) of each signal of a session: a task, the agent's reply, a
+    correction, its fix, then the turn under test."""
     session = parse_messages(
         [
-            {"role": "user", "content": "ship the pottery orders"},
-            {"role": "assistant", "content": "Booked."},
-            {
-                "role": "user",
-                "content": "if a parcel is over 30 kg, book the freight van. send it now",
-            },
-            {"role": "assistant", "content": "Rebooked on the freight van."},
-            {"role": "user", "content": "same for anything marked fragile"},
+            {"role": "user", "content": task},
+            {"role": "assistant", "content": reply},
+            {"role": "user", "content": correction},
+            {"role": "assistant", "content": "Done."},
+            {"role": "user", "content": then},
             {"role": "assistant", "content": "Understood."},
         ],
         conversation_id="c1",
         actor="ana",
-        skill="shipping",
+        skill="desk",
     )
-    said = [(s.directive, s.extends) for s in find_corrections(session, reader=_Sure())]
+    return [(s.directive, s.extends) for s in find_corrections(session, reader=_Sure())]
+
+
+def test_a_turn_that_only_says_the_same_extends_the_turn_before() -> None:
+    said = _read_after(
+        "ship the pottery orders",
+        "Booked.",
+        "if a parcel is over 30 kg, book the freight van. send it now",
+        "same for anything marked fragile",
+    )
     assert said[-1] == (
         "same for anything marked fragile",
         "if a parcel is over 30 kg, book the freight van.",  # "send it now" was for that run
@@ -108,29 +116,13 @@ def test_a_turn_that_only_says_the_same_extends_the_turn_before() -> None:
 
 
 def test_the_same_said_first_extends_the_turn_before_and_the_rest_stands_alone() -> None:
-    session = parse_messages(
-        [
-            {"role": "user", "content": "sell Mr Osei a return to the island"},
-            {"role": "assistant", "content": "Sold a standard return, seat 14C."},
-            {
-                "role": "user",
-                "content": "No. Anyone with a bike gets a deck ticket, never a seat. Redo it.",
-            },
-            {"role": "assistant", "content": "Reissued as a deck ticket."},
-            {
-                "role": "user",
-                "content": (
-                    "And the same for kayaks, surfboards, anything bulky. "
-                    "Put the item on the ticket, like 'DECK + KAYAK'."
-                ),
-            },
-            {"role": "assistant", "content": "Understood."},
-        ],
-        conversation_id="c1",
-        actor="ana",
-        skill="ferry_desk",
+    said = _read_after(
+        "sell Mr Osei a return to the island",
+        "Sold a standard return, seat 14C.",
+        "No. Anyone with a bike gets a deck ticket, never a seat. Redo it.",
+        "And the same for kayaks, surfboards, anything bulky. "
+        "Put the item on the ticket, like 'DECK + KAYAK'.",
     )
-    said = [(s.directive, s.extends) for s in find_corrections(session, reader=_Sure())]
     extended = [(d, e) for d, e in said if e]
     assert extended[0] == (
         "the same for kayaks, surfboards, anything bulky.",
