@@ -17,6 +17,7 @@ from dctx.grammar import (
     names_a_class,
     names_nothing,
     names_without_verb,
+    no_determines,
     open_case,
     opens_command,
     opens_with_pronoun_case,
@@ -333,3 +334,16 @@ def test_a_sentence_says_how_you_handle_a_kind_of_case(sentence: str, how: bool)
 )
 def test_values_named_for_a_case_said_first(sentence: str, values: bool) -> None:
     assert values_for_a_case(sentence) is values
+
+
+@pytest.mark.parametrize(
+    ("phrase", "determines"),
+    [
+        ("No dogs on the saloon deck.", True),
+        ("no cash refunds after departure", True),
+        ("no I meant the morning sailing", False),
+        ("no that's the wrong pier", False),
+    ],
+)
+def test_a_no_that_determines_a_noun(phrase: str, determines: bool) -> None:
+    assert no_determines(phrase) is determines

@@ -543,6 +543,14 @@ def says_how_you_handle(sentence: str) -> bool:
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def no_determines(phrase: str) -> bool:
+    """Does the "no" that opens the phrase determine a noun ("No emojis in commit messages":
+    a prohibition) rather than answer what came before ("no I meant the other file")?"""
+    doc = _pipeline()(phrase)
+    return len(doc) > 1 and doc[0].lower_ == "no" and doc[0].dep_ == "det"
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def values_for_a_case(sentence: str) -> bool:
     """Does the sentence name, without a verb, what to use in a case it says first and closes
     with a colon ("When you show me SQL: lowercase keywords, and CTEs instead of nested

@@ -335,3 +335,18 @@ def test_for_good_at_the_end_of_a_clause_says_it_stands() -> None:
     assert classify_sentence(sentence, first_turn=True) is SentenceKind.DIRECTIVE
     assert standing_cue("Drop the footer for good.")
     assert not standing_cue("Add a second seal for good measure.")
+
+
+@pytest.mark.parametrize(
+    ("turn", "directive"),
+    [
+        # a "no" that determines a noun forbids it: it stays in the rule
+        ("No dogs on the saloon deck from now on.", "No dogs on the saloon deck from now on."),
+        ("ok no bikes in the lift, always the ramp.", "no bikes in the lift, always the ramp."),
+        # a "no" that answers is filler
+        ("no, always sell the deck ticket first.", "always sell the deck ticket first."),
+    ],
+)
+def test_a_no_that_determines_a_noun_is_kept(turn: str, directive: str) -> None:
+    _, directives = _classify_turn(turn, first_turn=False)
+    assert [d for k, d in directives if k is SentenceKind.DIRECTIVE] == [directive]

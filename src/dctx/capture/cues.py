@@ -23,6 +23,7 @@ from dctx.capture.verbs import (
 )
 from dctx.grammar import (
     continues_a_statement,
+    no_determines,
     open_case,
     opens_command,
     said_of_the_past,
@@ -167,8 +168,21 @@ class SentenceKind(enum.StrEnum):
     OTHER = "other"
 
 
+_LAST_NO = re.compile(r"\bno\s+$", re.IGNORECASE)
+
+
 def strip_filler(sentence: str) -> str:
-    return LEADING_FILLER.sub("", sentence.strip()).strip()
+    """The sentence without the interjections and discourse words that open it ("ok, so
+    ..."). A "no" that determines a noun is the sentence's own: "No emojis in commit messages"
+    forbids them, and without it would ask for them."""
+    text = sentence.strip()
+    filler = LEADING_FILLER.match(text)
+    if filler is None:
+        return text
+    said = _LAST_NO.search(filler.group(0))
+    if said is not None and no_determines(text[said.start() :]):
+        return text[said.start() :].strip()
+    return text[filler.end() :].strip()
 
 
 _CLAUSE_SPLIT = re.compile(r"\s*(?:[,;:]|\s[-–—]\s|\bbut\b|\band\b)\s*", re.IGNORECASE)
