@@ -17,7 +17,7 @@ from dctx.grammar import (
     names_a_class,
     names_nothing,
     names_without_verb,
-    no_determines,
+    negates_with_no,
     open_case,
     opens_command,
     opens_with_pronoun_case,
@@ -337,13 +337,17 @@ def test_values_named_for_a_case_said_first(sentence: str, values: bool) -> None
 
 
 @pytest.mark.parametrize(
-    ("phrase", "determines"),
+    ("phrase", "negates"),
     [
         ("No dogs on the saloon deck.", True),
         ("no cash refunds after departure", True),
+        ("No more paper tickets at the gate.", True),
+        ("no longer sell day returns after six", True),
+        ("no more than two cars per booking", True),
         ("no I meant the morning sailing", False),
         ("no that's the wrong pier", False),
+        ("no send it to the purser instead", False),
     ],
 )
-def test_a_no_that_determines_a_noun(phrase: str, determines: bool) -> None:
-    assert no_determines(phrase) is determines
+def test_a_no_that_negates_something_of_the_phrase(phrase: str, negates: bool) -> None:
+    assert negates_with_no(phrase) is negates

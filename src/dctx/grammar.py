@@ -543,11 +543,16 @@ def says_how_you_handle(sentence: str) -> bool:
 
 
 @functools.lru_cache(maxsize=_CACHE)
-def no_determines(phrase: str) -> bool:
-    """Does the "no" that opens the phrase determine a noun ("No emojis in commit messages":
-    a prohibition) rather than answer what came before ("no I meant the other file")?"""
+def negates_with_no(phrase: str) -> bool:
+    """Does the "no" that opens the phrase negate something of it ("No emojis in commit
+    messages", "No more emojis", "no longer cc them", "no more than two retries") rather than
+    answer what came before ("no I meant the other file", "no send it to Ana")? It determines
+    a noun, or negates a word that is no verb."""
     doc = _pipeline()(phrase)
-    return len(doc) > 1 and doc[0].lower_ == "no" and doc[0].dep_ == "det"
+    if len(doc) < 2 or doc[0].lower_ != "no":
+        return False
+    no = doc[0]
+    return no.dep_ == "det" or (no.dep_ == "neg" and not no.head.tag_.startswith("VB"))
 
 
 @functools.lru_cache(maxsize=_CACHE)

@@ -340,13 +340,17 @@ def test_for_good_at_the_end_of_a_clause_says_it_stands() -> None:
 @pytest.mark.parametrize(
     ("turn", "directive"),
     [
-        # a "no" that determines a noun forbids it: it stays in the rule
+        # a "no" that negates part of the sentence (a noun, "more", "longer") stays in the rule
         ("No dogs on the saloon deck from now on.", "No dogs on the saloon deck from now on."),
         ("ok no bikes in the lift, always the ramp.", "no bikes in the lift, always the ramp."),
+        (
+            "No more than two cars per booking from now on.",
+            "No more than two cars per booking from now on.",
+        ),
         # a "no" that answers is filler
         ("no, always sell the deck ticket first.", "always sell the deck ticket first."),
     ],
 )
-def test_a_no_that_determines_a_noun_is_kept(turn: str, directive: str) -> None:
+def test_a_no_that_negates_part_of_the_sentence_is_kept(turn: str, directive: str) -> None:
     _, directives = _classify_turn(turn, first_turn=False)
     assert [d for k, d in directives if k is SentenceKind.DIRECTIVE] == [directive]

@@ -23,7 +23,7 @@ from dctx.capture.verbs import (
 )
 from dctx.grammar import (
     continues_a_statement,
-    no_determines,
+    negates_with_no,
     open_case,
     opens_command,
     said_of_the_past,
@@ -173,14 +173,14 @@ _LAST_NO = re.compile(r"\bno\s+$", re.IGNORECASE)
 
 def strip_filler(sentence: str) -> str:
     """The sentence without the interjections and discourse words that open it ("ok, so
-    ..."). A "no" that determines a noun is the sentence's own: "No emojis in commit messages"
-    forbids them, and without it would ask for them."""
+    ..."). A "no" that negates something of the sentence is its own: "No emojis in commit
+    messages" forbids them, and without it would ask for them."""
     text = sentence.strip()
     filler = LEADING_FILLER.match(text)
     if filler is None:
         return text
     said = _LAST_NO.search(filler.group(0))
-    if said is not None and no_determines(text[said.start() :]):
+    if said is not None and negates_with_no(text[said.start() :]):
         return text[said.start() :].strip()
     return text[filler.end() :].strip()
 
