@@ -208,10 +208,10 @@ def find_corrections(
         if said_before and verdict.p_lasting >= admit.candidate and elliptical_subject(opening):
             # "same with anything flagged hazmat class 3": the turn before, for that too; what
             # the turn says after it are directives of their own
-            said = [(SentenceKind.DIRECTIVE, strip_filler(opening))]
+            again = [(SentenceKind.DIRECTIVE, strip_filler(opening))]
             after = text[text.find(opening) + len(opening) :]
             rest = _classify_turn(after, first_turn=False)[1] if after.strip() else []
-            directives, extends = said + rest, said_before
+            directives, extends = again + rest, said_before
         first_directive = next(
             (k for k, (kind, _) in enumerate(directives) if kind is SentenceKind.DIRECTIVE), None
         )
