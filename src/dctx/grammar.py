@@ -28,6 +28,7 @@ import functools
 import hashlib
 import importlib.util
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,12 +51,12 @@ _ASIDE = re.compile(r"\s*\([^()]*\)")
 _BREAK = re.compile(r"[,;:]\s|\s[-–—]\s")
 # the words that open a clause of condition a rule holds under ("if", "when", "whenever", "once")
 CONDITION_OPENER = r"(?:when(?:ever)?|if|once)"
+# a clause of condition said first, up to the comma or colon that closes it
+_CASE_CLAUSE = rf"^\W*{CONDITION_OPENER}\b[^,;:]{{3,120}}"
 # a clause of condition said before the main clause: "if X, <main>"
-_LEADING_CASE = re.compile(
-    rf"^\W*{CONDITION_OPENER}\b[^,;:]{{3,120}},\s*(?P<main>\S.*)$", re.I | re.S
-)
+_LEADING_CASE = re.compile(rf"{_CASE_CLAUSE},\s*(?P<main>\S.*)$", re.I | re.S)
 # a case said first and closed by a colon: "When you show me SQL: lowercase keywords"
-_CASE_HEAD = re.compile(rf"^\W*{CONDITION_OPENER}\b[^,;:]{{3,120}}:\s+(?P<body>\S.*)$", re.I | re.S)
+_CASE_HEAD = re.compile(rf"{_CASE_CLAUSE}:\s+(?P<body>\S.*)$", re.I | re.S)
 
 # a phrase of where or for what said before the main clause: "on my events, <main>"
 _LEADING_SCOPE = re.compile(
@@ -411,8 +412,18 @@ def without_relative_clauses(phrase: str) -> str:
     45 on anything"): a clause that only says which things a noun means leaves the phrase
     around it as verbless as it was."""
     doc = _pipeline()(phrase)
-    inside = {t.i for t in doc if t.dep_ == "relcl" for t in t.subtree}
+    inside = _in_relative_clauses(doc)
     return "".join(t.text_with_ws for t in doc if t.i not in inside).strip()
+
+
+def _in_relative_clauses(doc: Doc) -> set[int]:
+    """The positions of the tokens inside the relative clauses of a parse."""
+    return {t.i for t in doc if t.dep_ == "relcl" for t in t.subtree}
+
+
+def _has_verb(tokens: Iterable[Token]) -> bool:
+    """Is one of the tokens a verb or a modal?"""
+    return any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in tokens)
 
 
 @functools.lru_cache(maxsize=_CACHE)
@@ -434,7 +445,7 @@ def names_without_verb(fragment: str) -> bool:
     tokens = [t for t in _pipeline()(fragment) if not t.is_punct]
     if not tokens or len(tokens) > _SHORT_PHRASE:
         return False
-    if any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in tokens):
+    if _has_verb(tokens):
         return False
     return any(t.tag_.startswith("NN") or "_" in t.text.strip("_") for t in tokens)
 
@@ -567,11 +578,9 @@ def values_for_a_case(sentence: str) -> bool:
     if case is None or text.endswith("?"):
         return False
     doc = _pipeline()(case.group("body"))
-    inside = {t.i for t in doc if t.dep_ == "relcl" for t in t.subtree}
+    inside = _in_relative_clauses(doc)
     said = [t for t in doc if t.i not in inside and not t.is_punct]
-    return not any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in said) and any(
-        t.tag_.startswith("NN") for t in said
-    )
+    return not _has_verb(said) and any(t.tag_.startswith("NN") for t in said)
 
 
 def _named(token: Token) -> bool:

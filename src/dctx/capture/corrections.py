@@ -204,8 +204,8 @@ def find_corrections(
             if instead is not None:
                 directives.append((SentenceKind.DIRECTIVE, strip_filler(instead)))
         extends = ""
-        opening = next(iter(sentences(text)), "")
-        if said_before and verdict.p_lasting >= admit.candidate and elliptical_subject(opening):
+        opening = next(iter(sentences(text)), "") if said_before else ""
+        if opening and verdict.p_lasting >= admit.candidate and elliptical_subject(opening):
             # "same with anything flagged hazmat class 3": the turn before, for that too; what
             # the turn says after it are directives of their own
             again = [(SentenceKind.DIRECTIVE, strip_filler(opening))]
@@ -502,12 +502,11 @@ def _directives(
         # economy, and the per diem is £120 a day. Please rebook."), of how the agent
         # handles a kind of case ("Zero refills left, you fax the prescriber yourself") or
         # of what it uses in one ("When you show me SQL: lowercase keywords"): that lasts
+        stripped = [(p, strip_filler(p)) for p in sentences(text)]
         general = [
-            strip_filler(p)
-            for p in sentences(text)
-            if states_generally(p)
-            or says_how_you_handle(strip_filler(p))
-            or values_for_a_case(strip_filler(p))
+            said
+            for p, said in stripped
+            if states_generally(p) or says_how_you_handle(said) or values_for_a_case(said)
         ]
         if general:
             return [(SentenceKind.DIRECTIVE, p) for p in general[:2] if p]
