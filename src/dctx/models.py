@@ -141,7 +141,9 @@ class NumericCondition:
     terms: list[str]  # words naming the field ("runway", "months")
     op: Literal["<", "<=", ">", ">="]
     value: float
-    unit: str = ""  # the unit written after the number, by its registry name ("day")
+    # the unit written after the number, by its registry name ("day"), or units.PERCENT
+    # ("1%") or units.MONEY ("$15")
+    unit: str = ""
 
 
 @dataclass(slots=True)

@@ -21,6 +21,12 @@ from dctx.cache_dir import default_cache_dir
 _MEASURES = ("second", "gram", "metre", "kelvin", "metre / second", "ampere", "watt", "joule")
 _INFORMATION = ("byte", "bit")  # dimensionless to pint, but a measure a field is named by
 
+# a threshold's unit when it is no measure of pint's: "over 1%" and "more than $15"
+PERCENT = "percent"
+MONEY = "money"
+# stems of the keys an amount of money is kept under ("loan_fee", "total_price")
+MONEY_TERMS = ("amount", "total", "price", "cost", "valu", "balanc", "fee", "charg")
+
 
 @dataclass(frozen=True, slots=True)
 class UnitName:

@@ -14,7 +14,7 @@ from dctx.capture.verbs import IMPERATIVE_PREFIX, IMPERATIVE_VERBS
 from dctx.grammar import spans_an_action
 from dctx.models import NumericCondition
 from dctx.text import STOPWORDS, content_stems
-from dctx.units import unit_of
+from dctx.units import MONEY, MONEY_TERMS, PERCENT, unit_of
 
 __all__ = [
     "CLASS_NOUNS",
@@ -55,7 +55,6 @@ _REQUIREMENT = re.compile(
 _DIGIT_LED = re.compile(r"\b\d+[A-Za-z]+\b")  # "1h", "30d": a window as keys spell it
 _VIOLATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _MONEY = re.compile(r"[$€£]|\b(usd|eur|gbp|dollars?|euros?|pounds?)\b", re.IGNORECASE)
-MONEY_TERMS = ("amount", "total", "price", "cost", "valu", "balanc", "fee", "charg")
 _DETERMINER = re.compile(r"^(the|a|an|this|that|these|those|any|every|each|all|our|your)\b", re.I)
 NUMERIC = re.compile(
     # what is compared ("runway under 12 months"), or nothing: "fewer than 3 sensors online"
@@ -211,9 +210,18 @@ def parse_numeric(cond: str) -> NumericCondition | None:
         terms = list(MONEY_TERMS)  # "anything over $200": an amount, whatever its field is called
     if not terms:
         return None
-    named = unit_of(m.group("unit")) if unit and unit not in _SCALE else None
-    unit_name = named.name if named is not None else ""
-    return NumericCondition(terms, op, value, unit_name)  # type: ignore[arg-type]
+    return NumericCondition(terms, op, value, _unit_name(unit, money=money))  # type: ignore[arg-type]
+
+
+def _unit_name(word: str, *, money: bool) -> str:
+    """A threshold's unit: a percentage, a unit of pint's registry ("600 pounds" weigh), an
+    amount of money, or "" (a scale or any other word)."""
+    if word in {"%", "percent"}:
+        return PERCENT
+    named = unit_of(word) if word and word not in _SCALE else None
+    if named is not None:
+        return named.name
+    return MONEY if money else ""
 
 
 def _measure_terms(measure: str) -> list[str]:

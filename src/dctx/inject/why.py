@@ -21,7 +21,7 @@ from dctx.models import Rule, RuleStatus, TriggerKind
 from dctx.providers.base import embed_query
 from dctx.retrieve.condition_match import ConditionModel, names_subject
 from dctx.retrieve.conflicts import Decision
-from dctx.retrieve.context import RunContext, data_condition_met, judge_soft
+from dctx.retrieve.context import RunContext, data_condition_met, judge_soft, threshold_fields
 from dctx.retrieve.engine import Retriever
 from dctx.retrieve.items import judge
 
@@ -131,8 +131,7 @@ def condition_text(rule: Rule, ctx: RunContext) -> tuple[bool, str]:
     trig = rule.trigger
     met = data_condition_met(trig, ctx)
     if trig.numeric is not None:
-        terms = set(trig.numeric.terms)
-        seen = [f"{'.'.join(sorted(p))}={v:g}" for p, v in ctx.numbers if terms & p]
+        seen = [f"{'.'.join(sorted(p))}={v:g}" for p, v in threshold_fields(trig.numeric, ctx)]
         shown = ", ".join(seen[:4]) if seen else "no such field seen yet"
         if trig.predicate is not None and trig.predicate.unit:  # a date window too
             dated = judge(trig.predicate, ctx.items, ctx.now).evidence

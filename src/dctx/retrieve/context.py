@@ -34,6 +34,7 @@ from dctx.text import (
     leaf_fields,
     stem,
 )
+from dctx.units import MONEY, MONEY_TERMS, PERCENT
 
 T = TypeVar("T")
 
@@ -150,7 +151,8 @@ class RunContext:
         for path, value in fields:
             terms = {stem(w) for w in path}
             if isinstance(value, float):
-                self.numbers.append((terms, value))
+                if "id" not in terms:  # an identifier is no measure ("supplier_id": 88231)
+                    self.numbers.append((terms, value))
             elif len(value) <= 40:
                 self.strings.append((terms, value.strip()))
         self.last_structured = isinstance(data, dict | list)
@@ -285,16 +287,43 @@ def _shape(value: str) -> str:
     return "".join(out)
 
 
-def _numeric_met(cond: NumericCondition, ctx: RunContext) -> bool:
+def threshold_fields(cond: NumericCondition, ctx: RunContext) -> list[tuple[set[str], float]]:
+    """The numeric fields a threshold is read on: those whose key path its terms name; while
+    the run has none, the numbers of the items its terms name (by the call that returned
+    them, the keys leading to them, or their own keys and values), for an amount of money
+    only those kept as money. "Any night ... forecast under 40" is
+    read on the days `get_forecast` returned (`low_f`), and "every lender wants more than
+    $15" on the `loan_fee` of the items that carry a `lender`."""
     terms = set(cond.terms)
-    for path, value in ctx.numbers:
-        if not terms & path:
-            continue
-        if (
-            (cond.op == "<" and value < cond.value)
-            or (cond.op == "<=" and value <= cond.value)
-            or (cond.op == ">" and value > cond.value)
-            or (cond.op == ">=" and value >= cond.value)
-        ):
-            return True
-    return False
+    named = [(path, value) for path, value in ctx.numbers if terms & path]
+    if named:
+        return named
+    money = cond.unit == MONEY
+    return [
+        (set(keys), value)
+        for item in ctx.items
+        if terms & item.about
+        for keys, value in item.numbers
+        if not money or any(k in keys for k in MONEY_TERMS)
+    ]
+
+
+_PERCENT_KEYS = frozenset(content_stems("pct percent percentage"))
+
+
+def threshold_met(cond: NumericCondition, keys: set[str], value: float) -> bool:
+    """Does one field's value meet the threshold? A percentage of 1 or more is compared with
+    a fraction as a fraction ("a 5xx rate over 1%" is met by `value: 0.023`), unless the
+    field's key says it holds a percentage."""
+    if cond.unit == PERCENT and cond.value >= 1 and 0 <= value <= 1 and not keys & _PERCENT_KEYS:
+        value *= 100
+    return (
+        (cond.op == "<" and value < cond.value)
+        or (cond.op == "<=" and value <= cond.value)
+        or (cond.op == ">" and value > cond.value)
+        or (cond.op == ">=" and value >= cond.value)
+    )
+
+
+def _numeric_met(cond: NumericCondition, ctx: RunContext) -> bool:
+    return any(threshold_met(cond, keys, value) for keys, value in threshold_fields(cond, ctx))

@@ -5,7 +5,8 @@ and each element of a list is an item of its own. An item is described by its ow
 values (lower-cased, for "field = value" tests), its own key stems, and the stems of its
 context: the keys leading to it, its ancestors' fields, and the call that produced it (a pod
 listed by `get_pods` is about pods even when no key says so). Its string and true/false
-fields are also kept with their keys, for soft predicates that name the field they test.
+fields are also kept with their keys, for soft predicates that name the field they test, and
+its numbers, for thresholds whose field no key names (retrieve/context.py).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Item:
     about: frozenset[str]  # stems of own keys and values and of the item's context
     record: bool  # a list element or a root without lists: a record, not a container
     fields: tuple[Field, ...] = ()  # own short string and true/false fields
+    numbers: tuple[tuple[tuple[str, ...], float], ...] = ()  # own numeric fields: key stems, value
 
 
 def result_items(data: Any, context: frozenset[str]) -> list[Item]:
@@ -57,6 +59,7 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
     keys: set[str] = set()
     stems: set[str] = set()
     fields: list[Field] = []
+    numbers: list[tuple[tuple[str, ...], float]] = []
     lists: list[tuple[str, list[Any]]] = []
     stack = [node]
     while stack:
@@ -70,6 +73,10 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
             if isinstance(value, bool):
                 fields.append(Field(str(key), key_parts(own), value))
                 continue
+            if isinstance(value, int | float):
+                if "id" not in own:  # an identifier is no measure
+                    numbers.append((own, float(value)))
+                continue
             if isinstance(value, list):
                 lists.append((str(key), value))
                 fields.append(Field(str(key), key_parts(own), bool(value)))
@@ -81,7 +88,12 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
                     fields.append(Field(str(key), key_parts(own), text.strip().lower()))
     about = context | keys | stems
     yield Item(
-        frozenset(values), frozenset(keys), frozenset(about), record or not lists, tuple(fields)
+        frozenset(values),
+        frozenset(keys),
+        frozenset(about),
+        record or not lists,
+        tuple(fields),
+        tuple(numbers),
     )
     for key, elements in lists:
         inner = about | set(key_stems(key))

@@ -48,8 +48,10 @@ class View:
     DATA rules are indexed by keyword code (once per occurrence, so the lists also count the
     hits) and by numeric term code: a subject's name needs one of its stems seen, a negated
     value or a predicate a field or item, a threshold a numeric field whose path shares a
-    term, so rules outside those lists cannot be met and are never evaluated. Rules with
-    neither are kept in `data_other`. Free-text conditions (and predicates, on prose results)
+    term (or, while no such field is seen, a term seen at all: it may name the item that
+    holds the number), so rules outside those lists cannot be met and are never evaluated.
+    Rules with neither, and thresholds in percent (a fraction may meet them), are kept in
+    `data_other`. Free-text conditions (and predicates, on prose results)
     are judged by the fitted condition model (retrieve/condition_match.py), on every text:
     they are listed in `data_worded`, and by keyword in `worded_by_keyword`, to count the
     words a text holds. Conflict groups are a sorted array of group hashes with the slots
@@ -124,7 +126,9 @@ class View:
             after = int(pack.after_tool[i])
             lists.append(self.after_tool.setdefault(after, []) if after else self.upfront_tools)
         elif kind == _DATA:
-            if pack.num_op[i] >= 0:
+            if pack.num_op[i] >= 0 and pack.percent[i]:  # a fraction may meet it: read whole
+                lists.append(self.data_other)
+            elif pack.num_op[i] >= 0:
                 lists += [self.by_term.setdefault(t, []) for t in pack.terms(i).tolist()]
                 if pack.soft[i]:  # in days: a date field may meet it too
                     lists.append(self.data_dated)
@@ -358,8 +362,26 @@ class Snapshot:
                     continue
                 cand = np.unique(np.concatenate(arrays)) if len(arrays) > 1 else arrays[0]
                 met.update(cand[_threshold_met(pack, cand, value)].tolist())
+        if view.by_term:
+            full += _unnamed_thresholds(pack, view, ctx)
         met.update(i for i in full if data_condition_met(self.rule(i).trigger, ctx))
         return sorted(met)
+
+
+def _unnamed_thresholds(pack: PackedRules, view: View, ctx: RunContext) -> list[int]:
+    """Thresholds of the view none of whose terms names a numeric field seen, though the run
+    has seen one of them: `data_condition_met` reads them on the numbers of the items their
+    terms name (`threshold_fields`)."""
+    codes, names = pack.vocab.codes, pack.vocab.names
+    keyed = ctx.number_keys
+    if len(ctx.stems) < len(view.by_term):
+        lists = (view.by_term.get(codes.get(s, -1), ()) for s in ctx.stems if s not in keyed)
+    else:
+        lists = (
+            m for t, m in view.by_term.items() if names[t] in ctx.stems and names[t] not in keyed
+        )
+    touched = {i for members in lists for i in members}
+    return [i for i in touched if not any(names[t] in keyed for t in pack.terms(i).tolist())]
 
 
 def _threshold_met(pack: PackedRules, slots: IntArray, value: float) -> np.ndarray:

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from dctx.models import Rule, TriggerKind
 from dctx.store._rows import RULE_COLUMNS, _build, rule_to_row
 from dctx.text import alternatives, lists_alternatives
+from dctx.units import PERCENT
 
 KINDS: tuple[TriggerKind, ...] = tuple(TriggerKind)  # kind code = position
 OPS: tuple[str, ...] = ("<", "<=", ">", ">=")  # numeric operator code = position; -1: none
@@ -85,6 +86,8 @@ class PackedRules:
     change: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     # a subject-scoped rule triggered by its subject's name (retrieve/condition_match.py)
     subject_named: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
+    # a threshold in percent: a fraction meets it as a fraction (retrieve/context.py)
+    percent: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
     num_op: npt.NDArray[np.int8] = field(default_factory=lambda: np.zeros(0, np.int8))
     num_value: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     kw_codes: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -208,6 +211,7 @@ _PLAIN = (
     "soft",
     "change",
     "subject_named",
+    "percent",
     "num_op",
     "num_value",
 )
@@ -224,7 +228,15 @@ class _Packer:
         self.flags = {name: array("b") for name in ("kind", "num_op")}
         self.bools = {
             name: array("b")
-            for name in ("conditional", "excluded", "predicate", "soft", "change", "subject_named")
+            for name in (
+                "conditional",
+                "excluded",
+                "predicate",
+                "soft",
+                "change",
+                "subject_named",
+                "percent",
+            )
         }
         self.num_value = array("d")
         self.kw_codes, self.kw_off = array("q"), array("q", [0])
@@ -287,6 +299,7 @@ class _Packer:
         subject = row[_COL["subject"]]
         self.bools["subject_named"].append(subject is not None and trigger_text == subject)
         numeric = trig.get("numeric")
+        self.bools["percent"].append(bool(numeric) and numeric.get("unit") == PERCENT)
         if numeric:
             self.flags["num_op"].append(_OP_CODE[numeric["op"]])
             self.num_value.append(float(numeric["value"]))

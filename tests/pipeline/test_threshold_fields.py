@@ -1,0 +1,139 @@
+"""A threshold is read on the field that holds what it measures, even when no key names it
+in the condition's words: a percentage on a fraction, an amount on the money fields of the
+items the condition names, a forecast on the numbers the forecast call returned. Examples of
+their own (a print shop, a sailing school), not DC-Bench wording."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dctx.capture.condition_words import parse_numeric
+from dctx.inject.why import condition_text
+from dctx.memory import Memory
+from dctx.models import NumericCondition
+from dctx.providers.fakes import FakeEmbedder
+from dctx.retrieve.context import RunContext, threshold_fields
+from dctx.store.sqlite import SQLiteStore
+from dctx.units import MONEY, PERCENT
+
+
+def _memory(tmp_path: Path, said: str) -> Memory:
+    mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder=FakeEmbedder(256))
+    mem.capture(
+        [
+            {"role": "user", "content": "Get the Kessler brochure job moving."},
+            {"role": "assistant", "content": "Ordered the paper and booked the proof run."},
+            {"role": "user", "content": said},
+        ],
+        actor="ola",
+        skill="press",
+        conversation_id="c1",
+    )
+    assert all(r.trigger.numeric is not None for r in mem.rules())
+    return mem
+
+
+def _delivered_after(mem: Memory, tool: str, arguments: dict[str, Any], result: Any) -> bool:
+    run = mem.start(actor="ola", skill="press", query="Run the Kessler brochure job.")
+    assert not run.units  # a threshold on data: nothing before the data is seen
+    return bool(run.observe({"name": tool, "arguments": arguments}, result))
+
+
+@pytest.mark.parametrize(
+    ("said", "unit"),
+    [
+        ("the misprint rate is over 2%", PERCENT),
+        ("spoilage above 3 percent", PERCENT),
+        ("every supplier quotes more than $300", MONEY),
+        ("a reprint costing over 40 dollars", MONEY),
+        ("a pallet over 600 pounds", "pound"),  # a weight, not pounds sterling
+    ],
+)
+def test_a_threshold_keeps_what_its_number_counts(said: str, unit: str) -> None:
+    numeric = parse_numeric(said)
+    assert numeric is not None and numeric.unit == unit
+
+
+MISPRINTS = "From now on, if the misprint rate on a proof run is over 2%, hold the job."
+
+
+@pytest.mark.parametrize(("fraction", "held"), [(0.031, True), (0.012, False)])
+def test_a_percentage_is_met_by_a_fraction_over_it(
+    tmp_path: Path, fraction: float, held: bool
+) -> None:
+    mem = _memory(tmp_path, MISPRINTS)
+    result = {"job": "KB-12", "misprint_rate": fraction}
+    assert _delivered_after(mem, "get_proof_run", {"job": "KB-12"}, result) is held
+
+
+def test_a_field_kept_in_percent_is_read_as_percent(tmp_path: Path) -> None:
+    mem = _memory(tmp_path, MISPRINTS)
+    result = {"job": "KB-12", "misprint_rate_pct": 0.9}  # 0.9%, under 2%
+    assert not _delivered_after(mem, "get_proof_run", {"job": "KB-12"}, result)
+
+
+QUOTES = "Going forward, when every supplier quotes more than $300 a ream, ask me before ordering."
+
+
+def _quotes(*prices: float) -> dict[str, Any]:
+    return {
+        "paper": "silk 170gsm",
+        "offers": [
+            {"supplier": name, "supplier_id": 88231, "ream_price": price, "minimum_reams": 500}
+            for name, price in zip(("Inkwell", "Papermill North"), prices, strict=False)
+        ],
+    }
+
+
+def test_an_amount_is_read_on_the_money_of_the_items_it_names(tmp_path: Path) -> None:
+    mem = _memory(tmp_path, QUOTES)
+    assert _delivered_after(mem, "find_paper", {"stock": "silk"}, _quotes(340, 355))
+
+
+def test_an_amount_is_never_read_on_counts_or_identifiers(tmp_path: Path) -> None:
+    # no price is over $300; the minimum order (500) and the supplier id (88231) are
+    mem = _memory(tmp_path, QUOTES)
+    assert not _delivered_after(mem, "find_paper", {"stock": "silk"}, _quotes(120, 150))
+
+
+GUSTS = "From now on, if any morning is forecast over 25, cancel the dinghy lessons."
+
+
+def _forecast(*gusts: float) -> dict[str, Any]:
+    return {
+        "harbour": "Westcove",
+        "days": [{"date": f"2027-05-0{i + 1}", "gust_kt": g} for i, g in enumerate(gusts)],
+    }
+
+
+@pytest.mark.parametrize(("gusts", "cancelled"), [((18, 27, 22), True), ((18, 21, 22), False)])
+def test_a_forecast_is_read_on_the_numbers_the_forecast_returned(
+    tmp_path: Path, gusts: tuple[float, ...], cancelled: bool
+) -> None:
+    mem = _memory(tmp_path, GUSTS)
+    assert _delivered_after(mem, "get_forecast", {"harbour": "Westcove"}, _forecast(*gusts)) is (
+        cancelled
+    )
+
+
+def test_a_field_the_terms_name_is_read_alone() -> None:
+    """Once some numeric field is named by the condition's words, the numbers of the items
+    around it are not read: the named field says what is measured."""
+    cond = NumericCondition(["misprint", "rate"], ">", 2.0, PERCENT)
+    ctx = RunContext.start("run the job")
+    ctx.add_step("get_misprint_report", {}, '{"misprint_rate": 0.01, "sheets": 4000}')
+    assert [value for _, value in threshold_fields(cond, ctx)] == [0.01]
+
+
+def test_the_explanation_names_the_fields_that_were_read(tmp_path: Path) -> None:
+    mem = _memory(tmp_path, QUOTES)
+    (rule,) = mem.rules()
+    ctx = RunContext.start("order the paper")
+    ctx.add_step("find_paper", {"stock": "silk"}, json.dumps(_quotes(340, 120)))
+    met, why = condition_text(rule, ctx)
+    assert met and "price.ream.ream_pric=340" in why and "price.ream.ream_pric=120" in why
+    assert "88231" not in why and "500" not in why  # the id and the count were not read
