@@ -32,6 +32,15 @@ _SENT_SPLIT = re.compile(
 # a quoted span, straight or curly, single or double: what a sentence quotes ('Ask "would you
 # work with them again?" instead') is data of the sentence, not a clause or a question of it
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
+# the same, where an apostrophe inside a word ("here's", "don't") opens none: a value quoted
+# in a sentence that has apostrophes of its own ("don't write 'today', write the date")
+QUOTED_VALUE = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text quotes a value (`QUOTED_VALUE`)."""
+    return [m.span() for m in QUOTED_VALUE.finditer(text)]
+
 
 STOPWORDS = frozenset(
     """a an the and or but if then else when whenever while for to of in on at by with from into

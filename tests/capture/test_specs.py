@@ -402,3 +402,14 @@ def test_an_item_a_bare_one_off_marker_follows_is_not_one_of_the_items() -> None
     assert spelled_out_spec(turn) == (
         "Every delivery text from now on: the window, then the driver's name."
     )
+
+
+def test_a_one_off_word_quoted_in_an_item_does_not_end_the_spec() -> None:
+    """ "'today' or 'this week'" are values the item asks for, not a word that this is for
+    today only."""
+    turn = (
+        "From now on every repair ticket for the bike shop goes like this: first line the "
+        "frame number. Then when the customer needs it back, 'today' or 'this week'. "
+        "Then the parts we quoted."
+    )
+    assert spelled_out_spec(turn) == turn

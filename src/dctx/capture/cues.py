@@ -29,7 +29,7 @@ from dctx.grammar import (
     said_of_the_past,
     tells_of_the_past,
 )
-from dctx.text import STOPWORDS, words
+from dctx.text import STOPWORDS, quoted_spans, words
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
@@ -517,8 +517,13 @@ def marks_one_off(text: str) -> bool:
     """Does the text mark what it says as for this case or this time only ("just this once",
     "cc me on anything from them today")? A marker joined to a standing one ("today and for
     good", "today and from now on", "for all of today and after") marks no one-off: it says
-    when the practice starts."""
-    for marker in ONE_OFF.finditer(text):
+    when the practice starts. A quoted marker is a value ("how urgent it is, 'today' or
+    'within 48h'"), not said of the case."""
+    markers = list(ONE_OFF.finditer(text))
+    quoted = quoted_spans(text) if markers else []
+    for marker in markers:
+        if any(a <= marker.start() < b for a, b in quoted):
+            continue
         joined = _AND_THEN.match(text, marker.end())
         if joined is None or _EXCLUSIVE.search(marker.group(0)):
             return True  # "just this once and never again" is one case all the same

@@ -15,7 +15,7 @@ from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.compile.branches import says_otherwise
 from dctx.grammar import names_nothing, names_without_verb
 from dctx.models import RuleType
-from dctx.text import QUOTED
+from dctx.text import QUOTED, quoted_spans
 
 _FRAMING = [
     # (pattern, replacement) applied in order, case-insensitive, at the start
@@ -171,14 +171,10 @@ _CLAUSE = re.compile(
 )
 
 
-# a quoted value: an apostrophe inside a word ("here's") opens none
-_QUOTED_VALUE = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
-
-
 def _unquoted_split(pattern: re.Pattern[str], text: str) -> list[str]:
     """`text` split where `pattern` matches outside quoted text: a dash inside a quoted
     subject line ("'Interview confirmed: <role> - <date>'") is part of the value."""
-    quoted = [m.span() for m in _QUOTED_VALUE.finditer(text)]
+    quoted = quoted_spans(text)
     parts: list[str] = []
     start = 0
     for m in pattern.finditer(text):
