@@ -240,6 +240,21 @@ def json_fields(text: str) -> list[tuple[list[str], float | str]]:
     return [] if data is NOT_JSON else leaf_fields(data)
 
 
+_NUMBER_WORD = re.compile(r"[$€£]?\d+(?:\.\d+)?%?")
+_PLAIN_WORD = re.compile(r"[A-Za-z]+\.?")
+
+
+def number_in(value: str) -> float | None:
+    """The one number of a short string that is words and a number ("Fast 200", "350 lb",
+    "DOCSIS 3.0"): a measure a tool wrote out with its unit or name. None for an identifier,
+    a date or a time ("PRJ-2231", "2026-03-06", "07:00"), or several numbers."""
+    said = value.split()
+    numbers = [w for w in said if _NUMBER_WORD.fullmatch(w)]
+    if len(numbers) != 1 or not all(_PLAIN_WORD.fullmatch(w) for w in said if w not in numbers):
+        return None
+    return float(numbers[0].strip("$€£%"))
+
+
 def leaf_fields(data: Any) -> list[tuple[list[str], float | str]]:
     """`json_fields` of an already decoded value."""
     out: list[tuple[list[str], float | str]] = []

@@ -18,6 +18,7 @@ from dctx.models import NumericCondition
 from dctx.providers.fakes import FakeEmbedder
 from dctx.retrieve.context import RunContext, threshold_fields
 from dctx.store.sqlite import SQLiteStore
+from dctx.text import number_in
 from dctx.units import MONEY, PERCENT
 
 
@@ -137,3 +138,32 @@ def test_the_explanation_names_the_fields_that_were_read(tmp_path: Path) -> None
     met, why = condition_text(rule, ctx)
     assert met and "price.ream.ream_pric=340" in why and "price.ream.ream_pric=120" in why
     assert "88231" not in why and "500" not in why  # the id and the count were not read
+
+
+RUN_LENGTH = "From now on, if a job's run is over 5000 sheets, book it on the big press."
+
+
+@pytest.mark.parametrize(("run", "big"), [("6500 sheets", True), ("2500 sheets", False)])
+def test_a_number_written_out_with_its_unit_is_read(tmp_path: Path, run: str, big: bool) -> None:
+    mem = _memory(tmp_path, RUN_LENGTH)
+    result = {"job": "KB-12", "run": run, "stock": "silk 170"}
+    assert _delivered_after(mem, "get_job", {"job": "KB-12"}, result) is big
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [
+        ("Fast 200", 200.0),
+        ("350 lb", 350.0),
+        ("$55.00", 55.0),
+        ("PRJ-2231", None),  # an identifier
+        ("2027-05-03", None),  # a date
+        ("07:00", None),  # a time
+        ("Zone 1 - Old Town", None),  # not words and a number alone
+        ("aisle 4 bay 12", None),  # two numbers
+    ],
+)
+def test_a_string_holds_a_number_only_as_words_and_one_number(
+    value: str, number: float | None
+) -> None:
+    assert number_in(value) == number

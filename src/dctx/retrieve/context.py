@@ -32,6 +32,7 @@ from dctx.text import (
     flatten_json,
     json_fields,
     leaf_fields,
+    number_in,
     stem,
 )
 from dctx.units import MONEY, MONEY_TERMS, PERCENT
@@ -155,6 +156,9 @@ class RunContext:
                     self.numbers.append((terms, value))
             elif len(value) <= 40:
                 self.strings.append((terms, value.strip()))
+                written = number_in(value)  # "plan": "Fast 200" is a plan of 200
+                if written is not None and "id" not in terms:
+                    self.numbers.append((terms, written))
         self.last_structured = isinstance(data, dict | list)
         self.results.append(data if self.last_structured else None)
         self.last_items = []

@@ -18,7 +18,7 @@ from itertools import islice
 from typing import Any
 
 from dctx.models import Predicate
-from dctx.text import content_stems, key_stems
+from dctx.text import content_stems, key_stems, number_in
 from dctx.units import seconds_in
 
 MAX_ITEMS = 2000  # per result: a huge listing is sampled, not walked whole
@@ -83,6 +83,9 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
             # a string value, or each string a list holds: a value of this key
             for text in value[:MAX_ITEMS] if isinstance(value, list) else [value]:
                 if isinstance(text, str) and len(text) <= _MAX_VALUE_CHARS:
+                    written = number_in(text) if text is value and "id" not in own else None
+                    if written is not None:  # "plan": "Fast 200"
+                        numbers.append((own, written))
                     values.add(text.strip().lower())
                     stems.update(content_stems(text))
                     fields.append(Field(str(key), key_parts(own), text.strip().lower()))
