@@ -198,6 +198,8 @@ def kept_vectors(pack: PackedRules) -> tuple[IntArray, IntArray]:
     return kept_rows(text), kept_rows(trigger)
 
 
+# the true/false columns
+_BOOLS = ("conditional", "excluded", "predicate", "soft", "change", "subject_named", "percent")
 _PLAIN = (
     "seq",
     "created",
@@ -205,13 +207,7 @@ _PLAIN = (
     "group_hash",
     "stated_hash",
     "kind",
-    "conditional",
-    "excluded",
-    "predicate",
-    "soft",
-    "change",
-    "subject_named",
-    "percent",
+    *_BOOLS,
     "num_op",
     "num_value",
 )
@@ -226,18 +222,7 @@ class _Packer:
         self.vocab = Vocab()
         self.ints = {name: array("q") for name in _INTS}
         self.flags = {name: array("b") for name in ("kind", "num_op")}
-        self.bools = {
-            name: array("b")
-            for name in (
-                "conditional",
-                "excluded",
-                "predicate",
-                "soft",
-                "change",
-                "subject_named",
-                "percent",
-            )
-        }
+        self.bools = {name: array("b") for name in _BOOLS}
         self.num_value = array("d")
         self.kw_codes, self.kw_off = array("q"), array("q", [0])
         self.term_codes, self.term_off = array("q"), array("q", [0])
