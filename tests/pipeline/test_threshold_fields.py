@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from dctx.capture.condition_words import parse_numeric
@@ -16,7 +17,10 @@ from dctx.inject.why import condition_text
 from dctx.memory import Memory
 from dctx.models import NumericCondition
 from dctx.providers.fakes import FakeEmbedder
-from dctx.retrieve.context import RunContext, threshold_fields
+from dctx.retrieve.context import RunContext, data_condition_met, threshold_fields
+from dctx.retrieve.engine import VECTOR_DTYPE, Snapshot, View
+from dctx.store.base import RuleIndex
+from dctx.store.packed import PackedRules
 from dctx.store.sqlite import SQLiteStore
 from dctx.text import number_in
 from dctx.units import MONEY, PERCENT
@@ -167,3 +171,28 @@ def test_a_string_holds_a_number_only_as_words_and_one_number(
     value: str, number: float | None
 ) -> None:
     assert number_in(value) == number
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "result"),
+    [
+        (QUOTES, "find_paper", _quotes(340, 120)),
+        (QUOTES, "find_paper", _quotes(120, 150)),
+        (GUSTS, "get_forecast", _forecast(18, 27)),
+        (GUSTS, "get_forecast", _forecast(18, 21)),
+        (MISPRINTS, "get_proof_run", {"misprint_rate": 0.031}),
+        (MISPRINTS, "get_proof_run", {"misprint_rate_pct": 0.9}),
+        (RUN_LENGTH, "get_job", {"run": "6500 sheets"}),
+    ],
+)
+def test_the_snapshot_meets_a_threshold_as_the_full_test_does(
+    tmp_path: Path, said: str, tool: str, result: dict[str, Any]
+) -> None:
+    (rule,) = _memory(tmp_path, said).rules()
+    ctx = RunContext.start("run the job")
+    ctx.add_step(tool, {}, json.dumps(result))
+    pack = PackedRules.from_rules([rule], [1])
+    zeros = np.zeros((1, 8), dtype=VECTOR_DTYPE)
+    snap = Snapshot.build(RuleIndex(1, [], zeros, zeros.copy(), packed=pack))
+    in_snapshot = snap.met_data(View.build(snap.pack, np.arange(1)), ctx) == [0]
+    assert in_snapshot is data_condition_met(rule.trigger, ctx)
