@@ -214,8 +214,8 @@ def parse_numeric(cond: str) -> NumericCondition | None:
 
 
 def _unit_name(word: str, *, money: bool) -> str:
-    """A threshold's unit: a percentage, a unit of pint's registry ("600 pounds" weigh), an
-    amount of money, or "" (a scale or any other word)."""
+    """A threshold's unit: a percentage, a unit of pint's registry ("600 pounds" is a
+    weight), an amount of money, or "" (a scale or any other word)."""
     if word in {"%", "percent"}:
         return PERCENT
     named = unit_of(word) if word and word not in _SCALE else None

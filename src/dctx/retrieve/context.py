@@ -295,9 +295,9 @@ def threshold_fields(cond: NumericCondition, ctx: RunContext) -> list[tuple[set[
     """The numeric fields a threshold is read on: those whose key path its terms name; while
     the run has none, the numbers of the items its terms name (by the call that returned
     them, the keys leading to them, or their own keys and values), for an amount of money
-    only those kept as money. "Any night ... forecast under 40" is
-    read on the days `get_forecast` returned (`low_f`), and "every lender wants more than
-    $15" on the `loan_fee` of the items that carry a `lender`."""
+    only those kept as money. "Any night ... forecast under 40" is read on the days
+    `get_forecast` returned (`low_f`), and "every lender wants more than $15" on the
+    `loan_fee` of the items that carry a `lender`."""
     terms = set(cond.terms)
     named = [(path, value) for path, value in ctx.numbers if terms & path]
     if named:
