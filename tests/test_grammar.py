@@ -13,6 +13,7 @@ from dctx.capture.cues import SentenceKind, classify_sentence
 from dctx.capture.verbs import IMPERATIVE_VERBS
 from dctx.grammar import (
     _pipeline,
+    for_a_kind,
     forget_clauses,
     names_a_class,
     names_nothing,
@@ -351,3 +352,20 @@ def test_values_named_for_a_case_said_first(sentence: str, values: bool) -> None
 )
 def test_a_no_that_negates_something_of_the_phrase(phrase: str, negates: bool) -> None:
     assert negates_with_no(phrase) is negates
+
+
+@pytest.mark.parametrize(
+    ("phrase", "kind"),
+    [
+        ("For repair tickets", True),
+        ("For new members", True),
+        ("For the Hale bike", False),  # one in view
+        ("For these", False),
+        ("For Mr Hale's tickets", False),  # his, not a kind
+        ("For two weeks", False),  # how long
+        ("For example", False),
+        ("For now", False),
+    ],
+)
+def test_for_and_a_bare_plural_names_a_kind(phrase: str, kind: bool) -> None:
+    assert for_a_kind(phrase) is kind

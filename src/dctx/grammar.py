@@ -318,6 +318,18 @@ def spans_an_action(clause: str, at: int) -> bool:
 
 
 @functools.lru_cache(maxsize=_CACHE)
+def for_a_kind(phrase: str) -> bool:
+    """Is the phrase "for" and a bare plural ("For owner reports", "for refund emails"): the
+    kind of thing what follows is for, every one of them, not one in view ("for the Hale
+    claim", "for these")?"""
+    tokens = [t for t in _pipeline()(phrase) if not t.is_punct]
+    if len(tokens) < 2 or tokens[0].lower_ != "for":
+        return False
+    # nouns and adjectives only, the last a plural: no determiner, possessive or number
+    return tokens[-1].tag_ == "NNS" and all(t.tag_ in ("NN", "NNS", "JJ") for t in tokens[1:])
+
+
+@functools.lru_cache(maxsize=_CACHE)
 def of_every_one(phrase: str) -> bool:
     """Does the phrase speak of every one of a kind by its determiner ("Every catering
     order")? Not "each" ("For each MR: ..."), which walks through the ones in view, nor "all"

@@ -39,6 +39,8 @@ def _found(
         "For any refund email: the amount, the date it lands, and who approved it.",
         # a head that points at what follows
         "For the monthly stock report, this is the layout: totals first, then the gaps.",
+        # "for" a kind of thing, every one of them
+        "For repair tickets: the frame number first, then the parts.",
     ],
 )
 def test_a_head_that_says_where_it_holds_opens_a_spec(sentence: str) -> None:
@@ -51,6 +53,7 @@ def test_a_head_that_says_where_it_holds_opens_a_spec(sentence: str) -> None:
         "Note: the build is red again.",  # a label, not a class of cases
         "Remember: always rebase before you push.",  # a one-word head is a label
         "The table for this report: region, revenue, margin.",  # this report's
+        "For the Hale bike: the frame number first.",  # one in view, not a kind
         "Every handover note like this:",  # nothing after the colon
         "Here is the example from the docs repo: https://example.org/a.md",  # what is pasted
         "Max frames: 7 Precision Level: 2 - Balanced",  # a bare plural labels a pasted value
@@ -413,3 +416,17 @@ def test_a_one_off_word_quoted_in_an_item_does_not_end_the_spec() -> None:
         "Then the parts we quoted."
     )
     assert spelled_out_spec(turn) == turn
+
+
+def test_a_spec_for_a_kind_of_thing_is_one_rule() -> None:
+    """ "For repair tickets: ..." says what every repair ticket holds; its items said in
+    sentences of their own ("Prices rounded to whole euros.") are the same rule."""
+    turn = (
+        "Redo it. For repair tickets: four lines in this order: frame, parts, labour, total. "
+        "Prices rounded to whole euros. End with the pickup day."
+    )
+    directives = [d for d, _ in _found(_Admits(), turn, task="write up the Hale bike's ticket")]
+    assert directives == [
+        "For repair tickets: four lines in this order: frame, parts, labour, total. Prices "
+        "rounded to whole euros. End with the pickup day."
+    ]

@@ -18,7 +18,7 @@ from dctx.capture.cues import (
     only_marks_one_off,
     standing_cue,
 )
-from dctx.grammar import of_every_one, points_forward, says_when
+from dctx.grammar import for_a_kind, of_every_one, points_forward, says_when
 from dctx.text import sentences, words
 
 _HEAD_WORDS = 14  # a head longer than this is a sentence of its own, not a spec's title
@@ -72,7 +72,12 @@ def opens_spec(sentence: str) -> bool:
         # "whenever X, don't ship it by air: book ground freight" is a command; "Use this
         # from now on: <template>" one that acts on what follows, for good
         return standing_cue(head) and points_forward(head, here=False, as_object=True)
-    return says_when(head) or standing_cue(head) or points_forward(head, here=False)
+    return (
+        says_when(head)
+        or standing_cue(head)
+        or points_forward(head, here=False)
+        or for_a_kind(head)
+    )
 
 
 def points_ahead(sentence: str) -> bool:
