@@ -322,6 +322,8 @@ def for_a_kind(phrase: str) -> bool:
     """Is the phrase "for" and a bare plural ("For owner reports", "for refund emails"): the
     kind of thing what follows is for, every one of them, not one in view ("for the Hale
     claim", "for these")?"""
+    if not phrase.lstrip().lower().startswith("for "):
+        return False  # no parse needed
     tokens = [t for t in _pipeline()(phrase) if not t.is_punct]
     if len(tokens) < 2 or tokens[0].lower_ != "for":
         return False

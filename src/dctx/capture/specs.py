@@ -56,10 +56,11 @@ def _head_clause(text: str) -> str:
 
 def opens_spec(sentence: str) -> bool:
     """Does the sentence open a spec: a short head that says to what cases it applies (a
-    universal determiner, a condition, a standing cue) or points at what follows ("For the
-    weekly KPI note, this is the layout: ...") in more than a label's one word and gives no
-    command itself but one to use what follows from now on, a colon, and something after it
-    that is not a question ("before we accept anything: did anyone check the setbacks?")?
+    universal determiner, a condition, a standing cue, "for" and a kind: "For owner
+    reports: ...") or points at what follows ("For the weekly KPI note, this is the layout:
+    ...") in more than a label's one word and gives no command itself but one to use what
+    follows from now on, a colon, and something after it that is not a question ("before we
+    accept anything: did anyone check the setbacks?")?
     A bare plural alone ("Transcript replies: ...") is no head: on real sessions it opened
     pasted logs ("Max frames: 7")."""
     head, colon, items = sentence.partition(":")
