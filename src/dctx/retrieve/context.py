@@ -17,10 +17,12 @@ from dctx.retrieve.budget import PieceCounter, fit
 from dctx.retrieve.items import (
     Item,
     Judgement,
+    compare,
     date_keys,
     field_keys,
     judge,
     judge_differ,
+    measured,
     predicate_met,
     result_items,
 )
@@ -32,7 +34,6 @@ from dctx.text import (
     flatten_json,
     json_fields,
     leaf_fields,
-    number_in,
     stem,
 )
 from dctx.units import MONEY, MONEY_TERMS, PERCENT
@@ -150,15 +151,14 @@ class RunContext:
         self.stems.update(self.step_stems)
         fields = [] if data is NOT_JSON else leaf_fields(data)
         for path, value in fields:
+            if isinstance(value, str) and len(value) > 40:
+                continue  # prose or payload, no value of a field
             terms = {stem(w) for w in path}
-            if isinstance(value, float):
-                if "id" not in terms:  # an identifier is no measure ("supplier_id": 88231)
-                    self.numbers.append((terms, value))
-            elif len(value) <= 40:
+            if isinstance(value, str):
                 self.strings.append((terms, value.strip()))
-                written = number_in(value)  # "plan": "Fast 200" is a plan of 200
-                if written is not None and "id" not in terms:
-                    self.numbers.append((terms, written))
+            number = measured(terms, value)  # "plan": "Fast 200" is a plan of 200
+            if number is not None:
+                self.numbers.append((terms, number))
         self.last_structured = isinstance(data, dict | list)
         self.results.append(data if self.last_structured else None)
         self.last_items = []
@@ -321,12 +321,7 @@ def threshold_met(cond: NumericCondition, keys: set[str], value: float) -> bool:
     field's key says it holds a percentage."""
     if cond.unit == PERCENT and cond.value >= 1 and 0 <= value <= 1 and not keys & _PERCENT_KEYS:
         value *= 100
-    return (
-        (cond.op == "<" and value < cond.value)
-        or (cond.op == "<=" and value <= cond.value)
-        or (cond.op == ">" and value > cond.value)
-        or (cond.op == ">=" and value >= cond.value)
-    )
+    return compare(value, cond.op, cond.value)
 
 
 def _numeric_met(cond: NumericCondition, ctx: RunContext) -> bool:

@@ -11,7 +11,7 @@ its numbers, for thresholds whose field no key names (retrieve/context.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import islice
@@ -74,8 +74,9 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
                 fields.append(Field(str(key), key_parts(own), value))
                 continue
             if isinstance(value, int | float):
-                if "id" not in own:  # an identifier is no measure
-                    numbers.append((own, float(value)))
+                number = measured(own, float(value))
+                if number is not None:
+                    numbers.append((own, number))
                 continue
             if isinstance(value, list):
                 lists.append((str(key), value))
@@ -83,7 +84,7 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
             # a string value, or each string a list holds: a value of this key
             for text in value[:MAX_ITEMS] if isinstance(value, list) else [value]:
                 if isinstance(text, str) and len(text) <= _MAX_VALUE_CHARS:
-                    written = number_in(text) if text is value and "id" not in own else None
+                    written = measured(own, text) if text is value else None
                     if written is not None:  # "plan": "Fast 200"
                         numbers.append((own, written))
                     values.add(text.strip().lower())
@@ -102,6 +103,15 @@ def _walk(node: Any, context: frozenset[str], record: bool) -> Iterator[Item]:
         inner = about | set(key_stems(key))
         for element in elements[:MAX_ITEMS]:
             yield from _walk(element, frozenset(inner), True)
+
+
+def measured(stems: Collection[str], value: str | float) -> float | None:
+    """The measure a field with these key stems holds: its number, or the one number of a
+    short string of words ("plan": "Fast 200"); None for an identifier ("supplier_id":
+    88231), which measures nothing, and for any other string."""
+    if "id" in stems:
+        return None
+    return value if isinstance(value, float) else number_in(value)
 
 
 def key_parts(stems: tuple[str, ...]) -> tuple[str, ...]:
@@ -274,12 +284,13 @@ def _judge_window(pred: Predicate, items: list[Item], now: datetime) -> Judgemen
             if when is None or not names_key(pred.key, f.stems):
                 continue
             span = abs((now - when).total_seconds()) / seconds_in(pred.unit)
-            tested.append((f, _compare(span, pred.op, pred.number or 0.0)))
+            tested.append((f, compare(span, pred.op, pred.number or 0.0)))
     shown = tuple(f"{f.key}={f.value}" for f, _ in tested[:6])
     return Judgement(bool(tested), any(ok for _, ok in tested), shown)
 
 
-def _compare(value: float, op: str, bound: float) -> bool:
+def compare(value: float, op: str, bound: float) -> bool:
+    """Does `value op bound` hold ("<", "<=", ">", ">=")?"""
     return {
         "<": value < bound,
         "<=": value <= bound,
