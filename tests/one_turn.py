@@ -14,14 +14,19 @@ from dctx.models import Rule, RuleStatus
 from stub_reader import SureOf
 
 
-def active_rules(
-    tmp_path: Path, turn: str, *, task: str, reply: str, actor: str, skill: str
-) -> list[Rule]:
-    messages = [
+def exchange(task: str, reply: str, turn: str) -> list[dict[str, str]]:
+    """A task, the agent's reply, then the turn that follows it."""
+    return [
         {"role": "user", "content": task},
         {"role": "assistant", "content": reply},
         {"role": "user", "content": turn},
     ]
+
+
+def active_rules(
+    tmp_path: Path, turn: str, *, task: str, reply: str, actor: str, skill: str
+) -> list[Rule]:
+    messages = exchange(task, reply, turn)
     with Memory(tmp_path / "m.db", embedder="hashing", reader=SureOf(turn)) as memory:
         memory.capture(messages, actor=actor, skill=skill, conversation_id="c1")
         return memory.rules(status=RuleStatus.ACTIVE)
@@ -29,10 +34,6 @@ def active_rules(
 
 def directives_of(turn: str, *, task: str, reply: str, skill: str) -> list[str]:
     """The directive sentences capture reads in the turn (before compile)."""
-    messages = [
-        {"role": "user", "content": task},
-        {"role": "assistant", "content": reply},
-        {"role": "user", "content": turn},
-    ]
+    messages = exchange(task, reply, turn)
     session = parse_messages(messages, conversation_id="c1", actor="ana", skill=skill)
     return [s.directive for s in find_corrections(session, reader=SureOf(turn))]

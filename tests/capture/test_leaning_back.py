@@ -11,6 +11,7 @@ import pytest
 from dctx.capture.corrections import find_corrections
 from dctx.capture.parse import parse_messages
 from dctx.capture.reading.base import TurnInput, TurnKind, TurnVerdict
+from one_turn import exchange
 
 
 class _Sure:
@@ -24,11 +25,7 @@ class _Sure:
 
 def _directives(turn: str) -> list[str]:
     session = parse_messages(
-        [
-            {"role": "user", "content": "lay out the autumn newsletter"},
-            {"role": "assistant", "content": "Here is the layout."},
-            {"role": "user", "content": turn},
-        ],
+        exchange("lay out the autumn newsletter", "Here is the layout.", turn),
         conversation_id="c1",
         actor="ana",
         skill="editor",

@@ -24,16 +24,17 @@ from dctx.store.packed import PackedRules
 from dctx.store.sqlite import SQLiteStore
 from dctx.text import number_in
 from dctx.units import MONEY, PERCENT
+from one_turn import exchange
 
 
 def _memory(tmp_path: Path, said: str) -> Memory:
     mem = Memory(SQLiteStore(tmp_path / "m.db"), embedder=FakeEmbedder(256))
     mem.capture(
-        [
-            {"role": "user", "content": "Get the Kessler brochure job moving."},
-            {"role": "assistant", "content": "Ordered the paper and booked the proof run."},
-            {"role": "user", "content": said},
-        ],
+        exchange(
+            "Get the Kessler brochure job moving.",
+            "Ordered the paper and booked the proof run.",
+            said,
+        ),
         actor="ola",
         skill="press",
         conversation_id="c1",
