@@ -106,6 +106,29 @@ def test_an_amount_is_never_read_on_counts_or_identifiers(tmp_path: Path) -> Non
     assert not _delivered_after(mem, "find_paper", {"stock": "silk"}, _quotes(120, 150))
 
 
+INK = "From now on, if a job's ink bill is over $200, ask me before you print."
+
+
+def _job(ink_bill: float) -> dict[str, Any]:
+    return {"job": {"code": "KB-12", "sheets": 6500, "ink_bill": ink_bill}}
+
+
+@pytest.mark.parametrize(("ink_bill", "asked"), [(240, True), (150, False)])
+def test_a_threshold_is_read_on_the_fields_that_say_what_it_measures(
+    tmp_path: Path, ink_bill: float, asked: bool
+) -> None:
+    # "job" names the sheet count too; "job", "ink" and "bill" name the bill
+    mem = _memory(tmp_path, INK)
+    assert _delivered_after(mem, "get_job", {"job": "KB-12"}, _job(ink_bill)) is asked
+
+
+def test_an_amount_is_read_on_the_money_fields_its_terms_name() -> None:
+    cond = NumericCondition(["tast"], ">", 40.0, MONEY)
+    ctx = RunContext.start("book the tasting")
+    ctx.add_step("get_tasting", {}, '{"tasting": {"guests": 60, "fee": 35}}')
+    assert [value for _, value in threshold_fields(cond, ctx)] == [35.0]
+
+
 GUSTS = "From now on, if any morning is forecast over 25, cancel the dinghy lessons."
 
 
@@ -184,6 +207,8 @@ def test_a_string_holds_a_number_only_as_words_and_one_number(
         (MISPRINTS, "get_proof_run", {"misprint_rate": 0.031}),
         (MISPRINTS, "get_proof_run", {"misprint_rate_pct": 0.9}),
         (RUN_LENGTH, "get_job", {"run": "6500 sheets"}),
+        (INK, "get_job", _job(150)),
+        (INK, "get_job", _job(240)),
     ],
 )
 def test_the_snapshot_meets_a_threshold_as_the_full_test_does(

@@ -299,10 +299,10 @@ def threshold_fields(cond: NumericCondition, ctx: RunContext) -> list[tuple[set[
     `get_forecast` returned (`low_f`), and "every lender wants more than $15" on the
     `loan_fee` of the items that carry a `lender`."""
     terms = set(cond.terms)
+    money = cond.unit == MONEY
     named = [(path, value) for path, value in ctx.numbers if terms & path]
     if named:
-        return named
-    money = cond.unit == MONEY
+        return _most_named(named, terms, money=money)
     return [
         (set(keys), value)
         for item in ctx.items
@@ -310,6 +310,19 @@ def threshold_fields(cond: NumericCondition, ctx: RunContext) -> list[tuple[set[
         for keys, value in item.numbers
         if not money or any(k in keys for k in MONEY_TERMS)
     ]
+
+
+def _most_named(
+    fields: list[tuple[set[str], float]], terms: set[str], *, money: bool
+) -> list[tuple[set[str], float]]:
+    """Of the fields a threshold's terms name, those that say what it measures: for an amount
+    of money the money fields, when some are; then those whose key paths share the most of
+    its terms. "a job's ink bill over $200" is read on `job.ink_bill`, not on `job.sheets`,
+    which shares only "job"."""
+    if money:
+        fields = [f for f in fields if any(k in f[0] for k in MONEY_TERMS)] or fields
+    most = max(len(terms & path) for path, _ in fields)
+    return [(path, value) for path, value in fields if len(terms & path) == most]
 
 
 _PERCENT_KEYS = frozenset(content_stems("pct percent percentage"))

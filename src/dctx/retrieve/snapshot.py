@@ -319,9 +319,9 @@ class Snapshot:
     def met_data(self, view: View, ctx: RunContext) -> list[int]:
         """DATA slots of the view whose condition the run has met, ascending: subjects'
         names met whole (every stem seen, counted from the view's lists), thresholds
-        compared as arrays, and only negated, predicate and other conditions decoded and
-        tested in full. Free-text conditions are not met here (`Retriever` judges them,
-        text by text)."""
+        compared as arrays (only their hits decoded and tested in full), and negated,
+        predicate and other conditions decoded and tested in full. Free-text conditions
+        are not met here (`Retriever` judges them, text by text)."""
         pack = self.pack
         codes, names = pack.vocab.codes, pack.vocab.names
         hits: dict[int, int] = {}
@@ -361,10 +361,12 @@ class Snapshot:
                 if not arrays:
                     continue
                 cand = np.unique(np.concatenate(arrays)) if len(arrays) > 1 else arrays[0]
-                met.update(cand[_threshold_met(pack, cand, value)].tolist())
+                # a hit is tested in full: of the fields its terms name, the test reads only
+                # those that say what it measures (`threshold_fields`)
+                full += cand[_threshold_met(pack, cand, value)].tolist()
         if view.by_term:
             full += _unnamed_thresholds(pack, view, ctx)
-        met.update(i for i in full if data_condition_met(self.rule(i).trigger, ctx))
+        met.update(i for i in set(full) if data_condition_met(self.rule(i).trigger, ctx))
         return sorted(met)
 
 
