@@ -19,6 +19,8 @@ from dctx.capture.reading.llm import LLMAftermathClassifier
 from dctx.capture.self_assess_llm import llm_self_assess, tool_steps
 from dctx.compile.compiler_llm import CompiledRule, llm_compile_chain
 from dctx.compile.reach import PERSONAL, SHARED_SCOPE
+from dctx.compile.triggers import data_trigger
+from dctx.errors import ConfigError
 from dctx.models import (
     Evidence,
     Rule,
@@ -120,7 +122,7 @@ class LLMPipeline:
             id=new_id("rule"),
             text=out.rule,
             type=RuleType(out.type),
-            trigger=_stemmed(out.to_trigger(node_id=signal.node_id)),
+            trigger=_condition_read(_stemmed(out.to_trigger(node_id=signal.node_id))),
             scope=Scope(
                 namespace=ctx.namespace,
                 skill=ctx.skill,
@@ -151,6 +153,29 @@ def _stemmed(trigger: Trigger) -> Trigger:
         trigger.numeric.terms = list(dict.fromkeys(terms)) or trigger.numeric.terms
     elif trigger.kind is TriggerKind.DATA and not trigger.keywords:
         trigger.keywords = content_stems(trigger.text, drop_generic=True)
+    return trigger
+
+
+def _condition_read(trigger: Trigger) -> Trigger:
+    """A data trigger whose condition is read as the offline compiler reads one
+    (compile/triggers.py): the model says what the condition is, the reading says how a run
+    tests it, the same for every rule. "a pod is in CrashLoopBackOff" is a predicate over
+    result items, not two words; "over 5%" keeps its unit, so it meets the fraction 0.07;
+    "over $40" is read on money fields. The model's own keywords and threshold stand where
+    the reading finds none (a condition without a number the model put one on)."""
+    if trigger.kind is not TriggerKind.DATA or not trigger.text:
+        return trigger
+    try:
+        read = data_trigger(trigger.text)
+    except ConfigError:  # nothing checkable in the words: the model's parts are all there is
+        return trigger
+    trigger.keywords = read.keywords or trigger.keywords
+    trigger.excluded = read.excluded
+    trigger.predicate = read.predicate
+    if read.numeric is not None:
+        said = trigger.numeric.terms if trigger.numeric is not None else []
+        read.numeric.terms = list(dict.fromkeys([*read.numeric.terms, *said]))
+        trigger.numeric = read.numeric
     return trigger
 
 
