@@ -54,6 +54,7 @@ def _delivered_after(mem: Memory, tool: str, arguments: dict[str, Any], result: 
     [
         ("the misprint rate is over 2%", PERCENT),
         ("spoilage above 3 percent", PERCENT),
+        ("the jam rate is over 2 pct", PERCENT),
         ("every supplier quotes more than $300", MONEY),
         ("a reprint costing over 40 dollars", MONEY),
         ("a pallet over 600 pounds", "pound"),  # a weight, not pounds sterling

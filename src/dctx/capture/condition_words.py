@@ -14,7 +14,7 @@ from dctx.capture.verbs import IMPERATIVE_PREFIX, IMPERATIVE_VERBS
 from dctx.grammar import spans_an_action
 from dctx.models import NumericCondition
 from dctx.text import STOPWORDS, content_stems
-from dctx.units import MONEY, MONEY_TERMS, PERCENT, unit_of
+from dctx.units import MONEY, MONEY_TERMS, PERCENT, PERCENT_WORDS, unit_of
 
 __all__ = [
     "CLASS_NOUNS",
@@ -216,7 +216,7 @@ def parse_numeric(cond: str) -> NumericCondition | None:
 def _unit_name(word: str, *, money: bool) -> str:
     """A threshold's unit: a percentage, a unit of pint's registry ("600 pounds" is a
     weight), an amount of money, or "" (a scale or any other word)."""
-    if word in {"%", "percent"}:
+    if word in PERCENT_WORDS:
         return PERCENT
     named = unit_of(word) if word and word not in _SCALE else None
     if named is not None:
@@ -237,7 +237,7 @@ def _unit_terms(word: str, *, counted: bool) -> list[str]:
     nothing for a scale, a percentage or another word ("under 12 gets flagged"). After an
     amount of money (`counted` False) the word is the clause's verb ("over $200 needs ...")."""
     low = word.lower()
-    if not low or low in _SCALE or low in {"%", "percent"}:
+    if not low or low in _SCALE or low in PERCENT_WORDS:
         return []
     unit = unit_of(word)
     if unit is not None:

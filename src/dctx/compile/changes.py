@@ -26,6 +26,7 @@ from dctx.capture.condition_words import Condition, condition_keywords
 from dctx.grammar import subject_of
 from dctx.models import NumericCondition, Predicate
 from dctx.text import content_stems, stem
+from dctx.units import PERCENT, PERCENT_WORDS
 
 __all__ = ["as_change", "change_predicate"]
 
@@ -58,7 +59,6 @@ _PERIOD = frozenset(
 _REFERENCE = frozenset({"prior", "previous", "last", "earlier", "preceding", "since", "ago"})
 _FILLER = frozenset({"the", "a", "an", "one", "ones", "that", "this", "its", "their", "our"})
 _FRAME = frozenset({"than", "by", "on", "over", "from", "to", "vs", "versus", "compared"})
-_PERCENT = frozenset({"%", "percent", "pct", "per cent"})
 _REACH = 3  # how far after a reference word its noun may come ("since the last check")
 
 
@@ -188,7 +188,7 @@ def _amount(
         except ValueError:
             continue
         after = words[i + 1] if i + 1 < len(words) else ""
-        percent = after in _PERCENT or (numeric is not None and numeric.unit == "percent")
+        percent = after in PERCENT_WORDS or (numeric is not None and numeric.unit == PERCENT)
         unit = after if after and after not in _FRAME and after not in _PERIOD else ""
         return value, percent, unit
     return None, False, ""
