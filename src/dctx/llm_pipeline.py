@@ -171,11 +171,14 @@ def _condition_read(trigger: Trigger) -> Trigger:
         return trigger
     trigger.keywords = read.keywords or trigger.keywords
     trigger.excluded = read.excluded
-    trigger.predicate = read.predicate
     if read.numeric is not None:
         said = trigger.numeric.terms if trigger.numeric is not None else []
         read.numeric.terms = list(dict.fromkeys([*read.numeric.terms, *said]))
         trigger.numeric = read.numeric
+        trigger.predicate = read.predicate  # a date window beside the threshold, or None
+    elif trigger.numeric is None:
+        trigger.predicate = read.predicate
+    # else the model's threshold is the condition: no reading of other words stands beside it
     return trigger
 
 

@@ -24,6 +24,7 @@ from providers.wire_server import WireServer
 LEAKING = "Move a leaking barrel to the quarantine rack before racking."
 SULFITE = "Re-dose sulfite before bottling when the sulfite loss is over 5%."
 TASTING = "Ask the manager before booking a tasting whose fee is over $40."
+TOPPING = "Top up a barrel whose topping loss runs high."
 TRACE: list[dict[str, Any]] = [
     user("Rack the 2025 Syrah barrels today."),
     call("c1", "list_barrels", vintage=2025, variety="Syrah"),
@@ -62,6 +63,13 @@ def cellar(srv: WireServer, tmp_path: Path) -> Any:
                     group="sulfite",
                     trigger=_data(
                         "the sulfite loss is over 5%", terms=["sulfite loss"], op=">", value=5
+                    ),
+                ),
+                compiled(
+                    TOPPING,
+                    group="topping",
+                    trigger=_data(
+                        "a barrel's topping loss runs high", terms=["topping loss"], op=">", value=2
                     ),
                 ),
                 compiled(
@@ -116,3 +124,14 @@ def test_an_amount_the_model_names_is_read_on_money_fields(cellar: Memory) -> No
     booking = {"tasting": {"guests": 60, "fee": 35}}
     assert not _delivered(cellar, TASTING, "get_tasting", booking)  # 60 guests is no fee
     assert _delivered(cellar, TASTING, "get_tasting", {"tasting": {"guests": 6, "fee": 55}})
+
+
+def test_a_threshold_only_the_model_states_stands_alone(cellar: Memory) -> None:
+    # the words carry no number: the model's threshold is the condition, and no reading of
+    # "runs high" as a true/false state stands beside it
+    trigger = _rule(cellar, TOPPING).trigger
+    assert trigger.predicate is None and trigger.numeric is not None
+    assert (trigger.numeric.op, trigger.numeric.value) == (">", 2)
+    assert _delivered(cellar, TOPPING, "get_barrel", {"barrel": "B-9", "topping_loss": 3.5})
+    high = {"barrel": "B-9", "topping_loss": 1.0, "topping_loss_high": True}
+    assert not _delivered(cellar, TOPPING, "get_barrel", high)
