@@ -7,6 +7,7 @@ wording; the real OpenAI SDK against the local wire server."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,7 @@ def _data(text: str, **numeric: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def cellar(srv: WireServer, tmp_path: Path) -> Any:
+def cellar(srv: WireServer, tmp_path: Path) -> Iterator[Memory]:
     model = StepModel()
     model.answers = {
         **model.answers,
