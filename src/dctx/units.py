@@ -24,8 +24,9 @@ _INFORMATION = ("byte", "bit")  # dimensionless to pint, but a measure a field i
 # a threshold's unit when it is no measure of pint's: "over 1%" and "more than $15"
 PERCENT = "percent"
 MONEY = "money"
-# the words after a number that make it a percentage ("2%", "2 percent", "2 pct", "2 per cent")
-PERCENT_WORDS = frozenset({"%", "percent", "pct", "per cent"})
+# the word after a number that makes it a percentage ("2%", "2 percent", "2 pct"); both readers
+# take one word, so "per cent" is no entry: it would never match
+PERCENT_WORDS = frozenset({"%", "percent", "pct"})
 # stems of the keys an amount of money is kept under ("loan_fee", "total_price")
 MONEY_TERMS = ("amount", "total", "price", "cost", "valu", "balanc", "fee", "charg")
 
