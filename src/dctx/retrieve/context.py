@@ -7,7 +7,7 @@ numeric fields of JSON results for threshold triggers, and the tools called so f
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -308,7 +308,7 @@ def threshold_fields(cond: NumericCondition, ctx: RunContext) -> list[tuple[set[
         for item in ctx.items
         if terms & item.about
         for keys, value in item.numbers
-        if not money or any(k in keys for k in MONEY_TERMS)
+        if not money or _kept_as_money(keys)
     ]
 
 
@@ -320,9 +320,14 @@ def _most_named(
     its terms. "a job's ink bill over $200" is read on `job.ink_bill`, not on `job.sheets`,
     which shares only "job"."""
     if money:
-        fields = [f for f in fields if any(k in f[0] for k in MONEY_TERMS)] or fields
+        fields = [f for f in fields if _kept_as_money(f[0])] or fields
     most = max(len(terms & path) for path, _ in fields)
     return [(path, value) for path, value in fields if len(terms & path) == most]
+
+
+def _kept_as_money(keys: Collection[str]) -> bool:
+    """Does a field with these key stems hold an amount of money (`units.MONEY_TERMS`)?"""
+    return any(k in keys for k in MONEY_TERMS)
 
 
 _PERCENT_KEYS = frozenset(content_stems("pct percent percentage"))
