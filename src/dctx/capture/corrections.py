@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from dctx.capture.base import (
     Aftermath,
@@ -37,6 +37,7 @@ from dctx.capture.cues import (
 from dctx.capture.reading.announcements import announcement_reader_for
 from dctx.capture.reading.base import TurnClassifier, TurnInput, TurnKind, TurnVerdict
 from dctx.capture.reading.default import ReadingBands, bands_for, default_reader
+from dctx.capture.reading.lessons import lesson_reader_for
 from dctx.capture.reading.policies import policy_reader_for
 from dctx.capture.revisions import Revision, replacement, revision, withdrawal
 from dctx.capture.self_repair import repaired
@@ -471,6 +472,16 @@ def _directives(
     # an opening request's spec is this task's, unless its head says it stands
     spec = spec if not first_turn or stands(spec) else ""
     _kinds, directives = _classify_turn(text, first_turn=first_turn)
+    # what the lesson reader adds where the cues found no command: beside the cues' own
+    # directives, or beside the spec or conduct that stands for them
+    extra: list[tuple[SentenceKind, str]] = []
+    lessons = _lessons(text, verdict, reader) if not first_turn else set()
+    if lessons:
+        _kinds, with_lessons = _classify_turn(text, first_turn=first_turn, lessons=lessons)
+        if directives:
+            directives = with_lessons
+        else:
+            extra = with_lessons
     if directives:
         if not first_turn and verdict.p_lasting >= admit.active:
             # beside a command, a standing fact of how a kind of thing is handled said in
@@ -494,9 +505,11 @@ def _directives(
             return directives
         return _gathered(kept, spec) if spec else kept
     if spec and verdict.p_lasting >= admit.active:
-        return [(SentenceKind.DIRECTIVE, spec)]
+        return [(SentenceKind.DIRECTIVE, spec), *((k, d) for k, d in extra if d not in spec)]
     if conduct:  # asked for in a polite question, which the cues read as this task's request
-        return [(SentenceKind.DIRECTIVE, conduct)]
+        return [(SentenceKind.DIRECTIVE, conduct), *((k, d) for k, d in extra if d not in conduct)]
+    if extra:
+        return extra
     if not first_turn and verdict.p_lasting >= admit.active:
         # no command, but a standing fact of how a kind of thing is handled ("Couriers fly
         # economy, and the per diem is £120 a day. Please rebook."), of how the agent
@@ -651,12 +664,25 @@ def _says_instead(before: str, prohibition: str) -> bool:
     )
 
 
+def _lessons(text: str, verdict: TurnVerdict, reader: TurnClassifier) -> set[str]:
+    """The sentences of an admitted reply the lesson reader reads as carrying its lesson
+    (capture/reading/lessons.py); none for a withdrawal, or without the reader's MiniLM."""
+    lesson_reader = lesson_reader_for(reader)
+    if lesson_reader is None or verdict.kind is TurnKind.WITHDRAWAL:
+        return set()
+    return lesson_reader.lessons(text)
+
+
 def _classify_turn(
-    text: str, *, first_turn: bool
+    text: str, *, first_turn: bool, lessons: Collection[str] = ()
 ) -> tuple[list[SentenceKind], list[tuple[SentenceKind, str]]]:
+    """Each part of the turn's sentences read by the cues, and the directives they make. A
+    sentence in `lessons` (the lesson reader's) that the cues read as a request or as
+    nothing is a directive: the cues know a command by its verb, the reader by its sense."""
     kinds: list[SentenceKind] = []
     directives: list[tuple[SentenceKind, str]] = []
-    parts = [p for s in sentences(text) for p in _withdraw_and_replace(s, first_turn)]
+    pairs = [(p, s) for s in sentences(text) for p in _withdraw_and_replace(s, first_turn)]
+    parts = [p for p, _ in pairs]
     if _WHOLE_TURN_ONE_OFF.search(text):
         # "a few tweaks, all just for this memo: ...; back to normal after this one"
         return [SentenceKind.ONE_OFF] * len(parts), []
@@ -664,6 +690,8 @@ def _classify_turn(
     announced = False  # "Update for everyone: ..." makes the turn's later policy standing
     for k, sentence in enumerate(parts):
         kind = classify_sentence(sentence, first_turn=first_turn, announced=announced)
+        if pairs[k][1] in lessons and kind in (SentenceKind.OTHER, SentenceKind.REQUEST):
+            kind = SentenceKind.DIRECTIVE
         # nothing of a session can be withdrawn in its first turn: a withdrawal there is of a
         # standing rule, and what the turn says after it replaces that rule ("Forget the
         # deposit for new clients. Instead, request the pet's records before the first visit.")

@@ -68,20 +68,22 @@ def load_policy_model(folder: Path | None = None, name: str = MODEL_NAME) -> Sen
 
 
 def feature_matrix(
-    embedder: Embedder, parts: Sequence[str], picked: Sequence[int]
+    embedder: Embedder, parts: Sequence[str], picked: Sequence[int], *, opening: bool = True
 ) -> npt.NDArray[np.float32]:
-    """Rows of [sentence vector | features] for the `picked` sentences of a turn."""
+    """Rows of [sentence vector | features] for the `picked` sentences of a turn; `opening`:
+    the session's first turn, whose sentences the cues read as a request unless marked
+    standing (the lesson reader reads replies with the same features)."""
     if not picked:
         return np.zeros((0, embedder.dim + len(FEATURES)), dtype=np.float32)
     vecs = sentence_vectors(embedder, [parts[k] for k in picked])
     cases = [_names_a_case(part) for part in parts]
-    rows = [_features(parts, k, cases) for k in picked]
+    rows = [_features(parts, k, cases, opening) for k in picked]
     return np.hstack([vecs, np.asarray(rows, dtype=np.float32)]).astype(np.float32)
 
 
-def _features(parts: Sequence[str], k: int, cases: Sequence[bool]) -> list[float]:
+def _features(parts: Sequence[str], k: int, cases: Sequence[bool], opening: bool) -> list[float]:
     sentence, n = parts[k], len(parts)
-    kind = classify_sentence(sentence, first_turn=True)
+    kind = classify_sentence(sentence, first_turn=opening)
     return [
         float(cases[k]),
         float(bool(quantities(sentence))),
