@@ -34,6 +34,10 @@ log = logging.getLogger("dctx")
 
 EventSink = Callable[[Sequence[RuleEvent]], None]
 
+# Stage 1 chooses by the request alone; a rule whose data a tool result later shows is the
+# surer delivery, so stage 1 leaves it a quarter of the run's token budget.
+STAGE1_SHARE = 0.75
+
 
 def new_run_id() -> str:
     """An unguessable run id: over HTTP the id of a server-side run is its capability."""
@@ -87,7 +91,7 @@ class Run:
             query_vec=query_vec,
             tools=self.tools,
         )
-        self._deliver(found, channel="user")
+        self._deliver(found, channel="user", budget=int(self.token_budget * STAGE1_SHARE))
 
     # ------------------------------------------------------------------ API
     @property
@@ -175,7 +179,9 @@ class Run:
         except StoreError as exc:
             log.warning("run %s: could not record %d rule event(s): %s", self.id, len(events), exc)
 
-    def _deliver(self, found: Sequence[Rule], *, channel: str) -> list[Unit]:
+    def _deliver(
+        self, found: Sequence[Rule], *, channel: str, budget: int | None = None
+    ) -> list[Unit]:
         sent = {d.rule.id for d in self.deliveries}
         said = {_said(d.rule) for d in self.deliveries}
         fresh: list[Rule] = []
@@ -183,7 +189,10 @@ class Run:
             if rule.id not in sent and _said(rule) not in said:
                 said.add(_said(rule))
                 fresh.append(rule)
-        chosen, used = pack(fresh, budget=self.token_budget - self.tokens_used, actor=self.actor)
+        left = self.token_budget - self.tokens_used
+        chosen, used = pack(
+            fresh, budget=left if budget is None else min(budget, left), actor=self.actor
+        )
         self.tokens_used += used
         units: list[Unit] = []
         for rule in chosen:
