@@ -638,7 +638,10 @@ class Memory:
         so that capturing the conversation later, under `conversation_id` or the run's id
         (`run.id`, or `run_id` when given), records how each rule did. Date windows ("a
         booking older than 90 days") are measured from `now` (timezone-aware; default: the
-        clock), so a replayed or scheduled run judges dates as of its own day."""
+        clock), so a replayed or scheduled run judges dates as of its own day. The rules of a
+        run share `token_budget` (default: the memory's); stage 1 takes at most three quarters
+        of it (`inject.run.STAGE1_SHARE`), leaving room for rules whose data a tool result
+        shows."""
         if now is not None and now.tzinfo is None:
             raise ConfigError("now must be timezone-aware, e.g. datetime(2026, 3, 2, tzinfo=UTC)")
         run_id = optional_identifier(run_id, "run_id", limits=self.limits)
