@@ -6,6 +6,8 @@ a rule that reaches the wrong people) and the counts at a threshold."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -67,3 +69,20 @@ def sentence_model(  # type: ignore[no-untyped-def]
         embedder_id=embedder_id,
         meta=meta,
     )
+
+
+def write_model(  # type: ignore[no-untyped-def]
+    learner,
+    mean: np.ndarray,
+    scale: np.ndarray,
+    threshold: float,
+    embedder_id: str,
+    meta: dict[str, Any],
+    *,
+    out: Path,
+    name: str,
+    features: tuple[str, ...],
+) -> None:
+    """Save the fitted learner as the shipped model `name` in `out` and print its record."""
+    sentence_model(learner, mean, scale, threshold, embedder_id, meta).save(out, name, features)
+    print(json.dumps({**meta, "threshold": threshold}, indent=2))
