@@ -1,11 +1,11 @@
 """Which sentences of a turn read as lasting carry its lesson.
 
-A standing correction mixes the lesson with the case at hand, the reason and the fix:
-"don't just go with DHL. compare at least three carriers and take the cheapest one that still
-makes the promised date. cancel that and redo". The sentence cues read a command by its verb,
-and a lesson said with a verb people also give tasks with ("compare", "watch", "put"), or
-without a verb ("Security first, then a text back within 15 minutes"), was left out of the
-rule while the turn was admitted. Which sentence carries the lesson is a reading of language,
+A standing correction mixes the lesson with the case at hand, the reason and the fix: "No,
+stop booking sweeps without looking at the appliance. Pellet stoves get the vacuum kit, not the
+rods, and those visits run an hour longer. Rebook Mrs Okoro for the afternoon." The sentence
+cues read a command by its verb, so a lesson said as a statement, or with a verb people also
+give tasks with ("compare", "watch", "put"), was left out of the rule while the turn was
+admitted and the fix of the case kept. Which sentence carries the lesson is a reading of language,
 so it is learned: the opening-policy reader's shape (a logistic regression over the
 sentence's MiniLM vector and how it stands in the turn), trained by
 `benchmarks/realconv/train_lessons.py` on the sentences of standing corrections of the
