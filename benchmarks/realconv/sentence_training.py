@@ -71,18 +71,7 @@ def sentence_model(  # type: ignore[no-untyped-def]
     )
 
 
-def write_model(  # type: ignore[no-untyped-def]
-    learner,
-    mean: np.ndarray,
-    scale: np.ndarray,
-    threshold: float,
-    embedder_id: str,
-    meta: dict[str, Any],
-    *,
-    out: Path,
-    name: str,
-    features: tuple[str, ...],
-) -> None:
-    """Save the fitted learner as the shipped model `name` in `out` and print its record."""
-    sentence_model(learner, mean, scale, threshold, embedder_id, meta).save(out, name, features)
-    print(json.dumps({**meta, "threshold": threshold}, indent=2))
+def write_model(model: SentenceModel, out: Path, name: str, features: tuple[str, ...]) -> None:
+    """Save `model` as the shipped model `name` in `out` and print its record."""
+    model.save(out, name, features)
+    print(json.dumps({**model.meta, "threshold": model.threshold}, indent=2))

@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from sentence_training import counts_at, f_half_threshold, fit, write_model
+from sentence_training import counts_at, f_half_threshold, fit, sentence_model, write_model
 from sklearn.metrics import average_precision_score
 
 from dctx.bench.realconv.corpus import DEFAULT_DATA as REAL_DATA
@@ -106,17 +106,8 @@ def main() -> int:
         "test_taken": counts_at(yt, taken.astype(float), 0.5, "announced_rows"),
         "real_negatives": REAL_NEGATIVES,
     }
-    write_model(
-        model,
-        mean,
-        scale,
-        threshold,
-        embedder.id,
-        meta,
-        out=args.out,
-        name=MODEL_NAME,
-        features=FEATURES,
-    )
+    shipped = sentence_model(model, mean, scale, threshold, embedder.id, meta)
+    write_model(shipped, args.out, MODEL_NAME, FEATURES)
     return 0
 
 

@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from sentence_training import counts_at, fit, write_model
+from sentence_training import counts_at, fit, sentence_model, write_model
 from sklearn.metrics import average_precision_score
 from train_policies import _is_policy, _spans
 
@@ -127,17 +127,8 @@ def main() -> int:
         "real_dev": held_out(dx, dy),
         "scope_reach_test": held_out(tx, ty),
     }
-    write_model(
-        model,
-        mean,
-        scale,
-        FLOOR,
-        embedder.id,
-        meta,
-        out=args.out,
-        name=MODEL_NAME,
-        features=FEATURES,
-    )
+    shipped = sentence_model(model, mean, scale, FLOOR, embedder.id, meta)
+    write_model(shipped, args.out, MODEL_NAME, FEATURES)
     return 0
 
 

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from sentence_training import counts_at, f_half_threshold, fit, write_model
+from sentence_training import counts_at, f_half_threshold, fit, sentence_model, write_model
 from sklearn.metrics import average_precision_score
 
 from dctx.bench.realconv.corpus import DEFAULT_DATA, load_corpus
@@ -119,17 +119,8 @@ def main() -> int:
         "oof_real_at_threshold": counts_at(y[real], oof[real], threshold, "policy_rows"),
         "real_dev_at_threshold": counts_at(yd, pd, threshold, "policy_rows"),
     }
-    write_model(
-        model,
-        mean,
-        scale,
-        threshold,
-        embedder.id,
-        meta,
-        out=args.out,
-        name=MODEL_NAME,
-        features=FEATURES,
-    )
+    shipped = sentence_model(model, mean, scale, threshold, embedder.id, meta)
+    write_model(shipped, args.out, MODEL_NAME, FEATURES)
     return 0
 
 
